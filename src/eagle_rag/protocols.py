@@ -1,0 +1,138 @@
+"""Protocols for stores and encoders. Every implementation passes one shared test suite."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+from eagle_rag.types import Chunk, DocumentStatus
+
+Vector = list[float]
+
+
+@dataclass(frozen=True)
+class ScoredId:
+    """One search result from a store: the chunk id, its raw score, and the stored chunk."""
+
+    id: str
+    score: float
+    chunk: Chunk
+
+
+@dataclass(frozen=True)
+class StoreFilter:
+    """Scalar filters shared by the stores. Empty tuples mean "no restriction"."""
+
+    kb_names: tuple[str, ...] = ()
+    document_ids: tuple[str, ...] = ()
+    chunk_types: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.kb_names or self.document_ids or self.chunk_types)
+
+
+@runtime_checkable
+class TextEncoder(Protocol):
+    """Turns texts into L2-normalised vectors of a fixed dimension. Loads its model lazily."""
+
+    name: str
+    dim: int
+
+    def encode_queries(self, texts: Sequence[str]) -> list[Vector]: ...
+
+    def encode_passages(self, texts: Sequence[str]) -> list[Vector]: ...
+
+
+@runtime_checkable
+class CrossEncoder(Protocol):
+    """Scores (query, passage) pairs; higher is more relevant. Raw logits, not normalised."""
+
+    name: str
+
+    def score_pairs(self, query: str, passages: Sequence[str]) -> list[float]: ...
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    def ensure_collection(
+        self, name: str, dim: int, extra_fields: Sequence[str] = (), metric: str = "COSINE"
+    ) -> None: ...
+
+    def has_collection(self, name: str) -> bool: ...
+
+    def upsert(self, collection: str, chunks: Sequence[Chunk], vectors: Sequence[Vector]) -> int: ...
+
+    def search(
+        self, collection: str, vector: Vector, top_k: int, flt: StoreFilter | None = None
+    ) -> list[ScoredId]: ...
+
+    def delete_document(self, collection: str, document_id: str) -> int: ...
+
+    def count(self, collection: str, flt: StoreFilter | None = None) -> int: ...
+
+    def chunk_ids_for_document(self, collection: str, document_id: str) -> set[str]: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class LexicalIndex(Protocol):
+    def add(self, chunks: Sequence[Chunk]) -> int: ...
+
+    def delete_document(self, document_id: str) -> int: ...
+
+    def search(self, query: str, top_k: int, flt: StoreFilter | None = None,
+               extra_terms: Sequence[str] = ()) -> list[ScoredId]: ...
+
+    def count(self, flt: StoreFilter | None = None) -> int: ...
+
+    def chunk_ids_for_document(self, document_id: str) -> set[str]: ...
+
+    def commit(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    id: str
+    kb_name: str
+    name: str
+    source_uri: str
+    content_hash: str
+    status: DocumentStatus
+    chunk_count: int
+    tags: tuple[str, ...]
+    namespace: str
+    created_at: datetime
+    updated_at: datetime
+    error: str = ""
+
+
+@runtime_checkable
+class DocumentRegistry(Protocol):
+    def upsert(self, record: DocumentRecord) -> None: ...
+
+    def get(self, document_id: str) -> DocumentRecord | None: ...
+
+    def set_status(self, document_id: str, status: DocumentStatus, chunk_count: int | None = None,
+                   error: str = "") -> None: ...
+
+    def delete(self, document_id: str) -> bool: ...
+
+    def list(self, kb_name: str | None = None, status: DocumentStatus | None = None,
+             limit: int = 1000, offset: int = 0) -> list[DocumentRecord]: ...
+
+    def kb_names(self) -> set[str]: ...
+
+    def count(self, kb_name: str | None = None, status: DocumentStatus | None = None) -> int: ...
+
+    def lookup_document_ids_by_name_terms(self, terms: Sequence[str], kb_name: str | None = None,
+                                          namespace: str | None = None) -> list[str]: ...
+
+    def document_ids_with_tags(self, tags: Sequence[str]) -> set[str]: ...
+
+    def close(self) -> None: ...
