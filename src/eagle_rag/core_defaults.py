@@ -1,0 +1,79 @@
+"""Core behaviour as a plugin registered to run last: domain plugins override it.
+
+Routing of the core: one English text collection (``eagle_text``, bge-small) and one
+multilingual collection (``eagle_text_multilingual``, multilingual e5-small). Passages written
+mainly in CJK script go to the multilingual collection; a query goes to the collections its script
+calls for (a mixed query to both, fused by RRF).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from eagle_rag.analysis import cjk_ratio
+from eagle_rag.context import HookContext
+from eagle_rag.hookspecs import hookimpl
+from eagle_rag.ingest.parsers import PARSERS, route_for_suffix
+from eagle_rag.types import (
+    Chunk,
+    ChunkClassification,
+    CollectionQueryPlan,
+    ExpandedQuery,
+    ParsedDocument,
+    QueryRouteDecision,
+    SearchRequest,
+)
+
+TEXT_COLLECTION = "eagle_text"
+TEXT_ENCODER = "bge-small"
+MULTILINGUAL_COLLECTION = "eagle_text_multilingual"
+MULTILINGUAL_ENCODER = "e5-multilingual"
+MIXED_QUERY_MIN_CJK = 0.05
+
+
+@hookimpl(trylast=True)
+def eagle_ingest_route_selector(path: Path) -> str | None:
+    return route_for_suffix(path)
+
+
+@hookimpl(trylast=True)
+def eagle_parse(path: Path, route: str, data: bytes, kb_name: str) -> list[ParsedDocument] | None:
+    parser = PARSERS.get(route)
+    return None if parser is None else parser(path, data, kb_name)
+
+
+@hookimpl(trylast=True)
+def eagle_classify_chunk(ctx: HookContext, chunk: Chunk) -> ChunkClassification:
+    threshold = ctx.settings.encoders.cjk_ratio_threshold
+    if cjk_ratio(chunk.text) > threshold:
+        return ChunkClassification(MULTILINGUAL_COLLECTION, MULTILINGUAL_ENCODER, "text",
+                                   exclusive_group="core_text", rule="cjk_script")
+    return ChunkClassification(TEXT_COLLECTION, TEXT_ENCODER, "text",
+                               exclusive_group="core_text", rule="latin_script")
+
+
+@hookimpl(trylast=True)
+def eagle_embed_text(ctx: HookContext, encoder: str, texts: Sequence[str], kind: str) -> list[list[float]]:
+    enc: Any = ctx.services["encoders"].get_encoder(encoder)
+    return enc.encode_queries(texts) if kind == "query" else enc.encode_passages(texts)
+
+
+@hookimpl(trylast=True)
+def eagle_classify_query(ctx: HookContext, request: SearchRequest, query: str) -> QueryRouteDecision:
+    top_k = ctx.settings.router.collection_recall_top_k
+    ratio = cjk_ratio(query)
+    plans = []
+    if ratio < 1.0:
+        plans.append(CollectionQueryPlan(TEXT_COLLECTION, TEXT_ENCODER, top_k, reason="latin_script"))
+    if ratio >= MIXED_QUERY_MIN_CJK:
+        plans.append(CollectionQueryPlan(MULTILINGUAL_COLLECTION, MULTILINGUAL_ENCODER, top_k,
+                                         reason="cjk_script"))
+    return QueryRouteDecision(plans=tuple(plans), reason=f"script cjk_ratio={ratio:.2f}",
+                              classifier="core_defaults")
+
+
+@hookimpl(trylast=True)
+def eagle_query_dense_expand(query: str) -> ExpandedQuery:
+    return ExpandedQuery(dense_query=query)

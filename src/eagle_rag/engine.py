@@ -1,0 +1,84 @@
+"""The engine: settings, plugins, encoders and stores wired together for one process.
+
+Building an Engine is cheap: stores connect and models load on first use.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from eagle_rag.audit import JsonlSink, PluginAudit
+from eagle_rag.context import HookContext
+from eagle_rag.encoders.factory import default_registry
+from eagle_rag.ingest.orchestrator import IngestOrchestrator, IngestReport, ProgressFn
+from eagle_rag.plugin_manager import build_plugin_manager
+from eagle_rag.retrieve.orchestrator import RetrieverOrchestrator
+from eagle_rag.settings import Settings, load_settings
+from eagle_rag.stores.lexical import TantivyLexicalIndex
+from eagle_rag.stores.milvus import MilvusVectorStore
+from eagle_rag.stores.registry import SqlDocumentRegistry
+
+
+class Engine:
+    """One Eagle-RAG instance. Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, settings: Settings | None = None, extra_plugins: Iterable[tuple[str, object]] = ()) -> None:
+        self.settings = settings or load_settings()
+        self.settings.data_path.mkdir(parents=True, exist_ok=True)
+        self.pm = build_plugin_manager(self.settings, extra_plugins)
+        audit_path = Path(self.settings.audit.jsonl_path or self.settings.data_path / "audit.jsonl")
+        self.audit = PluginAudit([JsonlSink(audit_path)])
+        self.encoders = default_registry(self.settings)
+        self.registry = SqlDocumentRegistry(self.settings.registry_url)
+        self.vectors = MilvusVectorStore(self.settings.milvus_uri, db_name=self.settings.milvus.db_name)
+        self._lexical: dict[str, TantivyLexicalIndex] = {}
+        self._lexical_lock = threading.Lock()
+        self.ctx = HookContext(
+            namespace=self.settings.plugins.default_namespace, settings=self.settings, audit=self.audit,
+            services={"pm": self.pm, "encoders": self.encoders, "registry": self.registry,
+                      "vectors": self.vectors, "lexical_for": self.lexical_for},
+        )
+        self.pm.hook.eagle_register(ctx=self.ctx, encoders=self.encoders)
+        self.ingestor = IngestOrchestrator(self.pm)
+        self.retriever = RetrieverOrchestrator(self.pm)
+
+    def lexical_for(self, collection: str) -> TantivyLexicalIndex:
+        """The lexical index of one collection (one tantivy index per collection, opened once)."""
+        with self._lexical_lock:
+            index = self._lexical.get(collection)
+            if index is None:
+                index = TantivyLexicalIndex(self.settings.lexical_path / collection)
+                self._lexical[collection] = index
+            return index
+
+    def request_context(self, namespace: str | None = None) -> HookContext:
+        return self.ctx.for_request(namespace)
+
+    def ingest(self, paths: Sequence[Path | str], kb_name: str = "default",
+               progress: ProgressFn | None = None) -> IngestReport:
+        from eagle_rag.service import validate_kb_name
+
+        validate_kb_name(kb_name)
+        ctx = self.request_context()
+        return self.ingestor.ingest_paths(ctx, [Path(p) for p in paths], kb_name, progress)
+
+    def search(self, request: Any) -> Any:
+        from eagle_rag.service import search
+
+        return search(self, request)
+
+    def close(self) -> None:
+        self.retriever.close()
+        for index in self._lexical.values():
+            index.close()
+        self.vectors.close()
+        self.registry.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,200 @@
+"""Every hook of Eagle-RAG, declared once (DESIGN.md section 1).
+
+Hooks are called with keyword arguments only. A plugin may accept a subset of the arguments.
+"First" hooks are ``firstresult=True``: the first non-None answer wins and None means "not mine,
+ask the next plugin" (an empty list means "mine, and I found nothing"). "All" hooks collect every
+non-None answer. The core defaults (:mod:`eagle_rag.core_defaults`) are registered to run last.
+Every hook receives ``ctx``, a :class:`eagle_rag.context.HookContext`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from eagle_rag.types import (
+    Chunk,
+    ChunkClassification,
+    CollectionQueryPlan,
+    ExpandedQuery,
+    NodeWithScore,
+    ParsedDocument,
+    QueryRouteDecision,
+    SearchRequest,
+)
+
+if TYPE_CHECKING:
+    from eagle_rag.context import HookContext
+    from eagle_rag.encoders.registry import EncoderRegistry
+
+PROJECT = "eagle_rag"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+# ----------------------------------------------------------------------------- registration
+
+
+@hookspec
+def eagle_register(ctx: HookContext, encoders: EncoderRegistry) -> None:
+    """Register the plugin's encoders and collections when the engine starts.
+
+    All implementations are called; return values are ignored.
+    """
+
+
+@hookspec
+def eagle_cli_register(cli: Any, eval_cli: Any) -> None:
+    """Add typer commands to the ``eagle-rag`` CLI (``cli``) or to ``eagle-rag eval`` (``eval_cli``).
+
+    All implementations are called; return values are ignored.
+    """
+
+
+# ----------------------------------------------------------------------------- ingest
+
+
+@hookspec(firstresult=True)
+def eagle_ingest_route_selector(ctx: HookContext, path: Path, suffix: str) -> str | None:
+    """Name the parser route for a source file (INGEST_ROUTE_SELECTORS).
+
+    Return a route name such as ``"markdown"`` or None for "not mine".
+    Stops at the first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def eagle_parse(ctx: HookContext, path: Path, route: str, data: bytes, kb_name: str) -> (
+    list[ParsedDocument] | None
+):
+    """Parse the bytes of one source file into documents (PARSE).
+
+    Return None when the route is not this plugin's; raise ``IngestError`` for a bad file.
+    A file may hold several documents (JSONL, a BEIR corpus). Stops at the first non-None result.
+    """
+
+
+@hookspec
+def eagle_chunk_enrich(ctx: HookContext, document: ParsedDocument, chunks: Sequence[Chunk]) -> (
+    list[dict[str, Any]] | None
+):
+    """Enrich chunks with metadata (CHUNK). Enrich only: never re-split or rewrite text, path or ids.
+
+    Return one metadata dict per chunk, in order (merged into ``chunk.metadata``), or None.
+    All non-None results are collected and applied in plugin order.
+    """
+
+
+@hookspec(firstresult=True)
+def eagle_classify_chunk(ctx: HookContext, chunk: Chunk) -> ChunkClassification | None:
+    """Choose the collection, encoder label and chunk type of a text chunk (CLASSIFY_CHUNK).
+
+    Return None for "not mine". Stops at the first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def eagle_classify_visual(ctx: HookContext, chunk: Chunk) -> ChunkClassification | None:
+    """Choose the collection and encoder of an image chunk (CLASSIFY_VISUAL).
+
+    Return None for "not mine". Stops at the first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def eagle_embed_text(ctx: HookContext, encoder: str, texts: Sequence[str], kind: str) -> (
+    list[list[float]] | None
+):
+    """Embed texts with the encoder label ``encoder``; ``kind`` is "query" or "passage" (EMBED_TEXT).
+
+    Return None when the label is not this plugin's. Stops at the first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def eagle_embed_visual(ctx: HookContext, encoder: str, images: Sequence[bytes]) -> (
+    list[list[float]] | None
+):
+    """Embed images with the encoder label ``encoder`` (EMBED_VISUAL).
+
+    Return None when the label is not this plugin's. Stops at the first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def eagle_upsert_vectors(ctx: HookContext, collection: str, chunks: Sequence[Chunk],
+                         vectors: Sequence[Sequence[float]]) -> int | None:
+    """Write vectors of one collection (UPSERT_VECTORS). Return the number written, or None.
+
+    Stops at the first non-None result.
+    """
+
+
+# ----------------------------------------------------------------------------- query
+
+
+@hookspec
+def eagle_query_assemble(ctx: HookContext, request: SearchRequest) -> str | None:
+    """Contribute text appended to the query before routing (QUERY_ASSEMBLE).
+
+    All non-None results are collected and appended in plugin order.
+    """
+
+
+@hookspec(firstresult=True)
+def eagle_classify_query(ctx: HookContext, request: SearchRequest, query: str) -> (
+    QueryRouteDecision | None
+):
+    """Decide which collections to search with which encoders (CLASSIFY_QUERY).
+
+    Return None to abstain (e.g. outside the plugin's namespace). Stops at the first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def eagle_query_dense_expand(ctx: HookContext, query: str, plan: CollectionQueryPlan | None) -> (
+    ExpandedQuery | None
+):
+    """Rewrite the dense query and add sparse terms for one plan (QUERY_DENSE_EXPAND).
+
+    Called once with ``plan=None`` for the request-wide intent pass, then once per plan.
+    Stops at the first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def eagle_rerank(ctx: HookContext, query: str, plan: CollectionQueryPlan,
+                 nodes: Sequence[NodeWithScore]) -> list[NodeWithScore] | None:
+    """Tier-1 rerank of one plan's fused hits (RERANK).
+
+    Return None to keep the order. Stops at the first non-None result.
+    """
+
+
+@hookspec
+def eagle_retrieve_supplement(ctx: HookContext, query: str, request: SearchRequest,
+                              plans: Sequence[CollectionQueryPlan]) -> list[NodeWithScore] | None:
+    """Extra candidates found another way, e.g. entity-anchored recall (RETRIEVE_SUPPLEMENT).
+
+    All non-None results are collected and concatenated.
+    """
+
+
+@hookspec(firstresult=True)
+def eagle_rrf_post_merge(ctx: HookContext, query: str, merged: Sequence[NodeWithScore],
+                         supplement: Sequence[NodeWithScore]) -> list[NodeWithScore] | None:
+    """Adjust the merged list after RRF, e.g. inject supplement hits (RRF_POST_MERGE).
+
+    Return None to keep the merged list. Stops at the first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
+def eagle_rerank_merged(ctx: HookContext, query: str, nodes: Sequence[NodeWithScore],
+                        top_k: int) -> list[NodeWithScore] | None:
+    """Tier-2 rerank of the merged candidates (RERANK_MERGED).
+
+    Return None to keep the order. Stops at the first non-None result.
+    """

@@ -1,0 +1,40 @@
+"""Finding and reading source files, with clear errors for what cannot be read."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from eagle_rag.errors import IngestError
+
+
+def iter_source_files(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+    """Expand folders recursively (sorted, hidden entries skipped). Returns (files, missing paths)."""
+    files: list[Path] = []
+    missing: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            for root, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                files.extend(Path(root) / n for n in sorted(names) if not n.startswith("."))
+        elif path.exists():
+            files.append(path)
+        else:
+            missing.append(path)
+    return files, missing
+
+
+def read_source(path: Path, max_bytes: int) -> bytes:
+    """The bytes of ``path``. Raises IngestError when it is too large or cannot be read."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise IngestError(f"{path.name}: cannot read ({exc.strerror})") from exc
+    if size > max_bytes:
+        raise IngestError(f"{path.name}: {size} bytes is over the limit of {max_bytes} bytes",
+                          {"size": size, "limit": max_bytes})
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise IngestError(f"{path.name}: cannot read ({exc.strerror})") from exc

@@ -1,0 +1,147 @@
+"""RetrieverOrchestrator: the query pipeline of DESIGN.md section 2 as a plain sequence of stages.
+
+QUERY_ASSEMBLE -> CLASSIFY_QUERY -> per plan (QUERY_DENSE_EXPAND -> BM25 + dense -> fuse ->
+RERANK) -> RETRIEVE_SUPPLEMENT -> merge_rrf + dedupe_cross_collection -> RRF_POST_MERGE ->
+parent-document grouping -> RERANK_MERGED -> the caller cuts the final top k.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+import pluggy
+
+from eagle_rag.analysis import cjk_ratio
+from eagle_rag.context import HookContext
+from eagle_rag.protocols import StoreFilter
+from eagle_rag.retrieve.channels import dense_channel, lexical_channel
+from eagle_rag.retrieve.fusion import dedupe_cross_collection, hybrid_fuse_dense_sparse, merge_rrf
+from eagle_rag.retrieve.parent_doc import group_by_parent
+from eagle_rag.retrieve.safe_hooks import call_hook
+from eagle_rag.types import (
+    CollectionQueryPlan,
+    ExpandedQuery,
+    HybridMode,
+    NodeWithScore,
+    QueryRouteDecision,
+    SearchMode,
+    SearchRequest,
+)
+
+
+@dataclass
+class RetrievalResult:
+    nodes: list[NodeWithScore]
+    decision: QueryRouteDecision
+    query: str
+    plans_run: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self._t = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.timings[stage] = self.timings.get(stage, 0.0) + (now - self._t) * 1000
+        self._t = now
+
+
+class RetrieverOrchestrator:
+    """Runs the query pipeline. Cheap to build: stores and models live in ``ctx.services``."""
+
+    def __init__(self, pm: pluggy.PluginManager) -> None:
+        self.pm = pm
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="eagle-plan")
+
+    def retrieve(self, ctx: HookContext, request: SearchRequest, flt: StoreFilter) -> RetrievalResult:
+        clock = _Clock()
+        hook = self.pm.hook
+        settings = ctx.settings.router
+        suffixes = call_hook(ctx, hook.eagle_query_assemble, [], request=request) or []
+        query = " ".join([request.query, *[s for s in suffixes if s]])
+        decision = call_hook(ctx, hook.eagle_classify_query, None, request=request, query=query)
+        if decision is None:
+            decision = QueryRouteDecision(plans=(), reason="no classifier answered")
+        ctx.log_decision("route_query", plugin=decision.classifier or "core",
+                         summary=decision.reason, plans=[p.collection for p in decision.plans])
+        call_hook(ctx, hook.eagle_query_dense_expand, None, query=query, plan=None)
+        clock.lap("route")
+        plans = list(decision.plans)
+        futures = [self._pool.submit(self._retrieve_plan, ctx, request, query, plan, flt) for plan in plans]
+        per_plan = [f.result() for f in futures]
+        clock.lap("plans")
+        supplement_lists = call_hook(ctx, hook.eagle_retrieve_supplement, [], query=query,
+                                     request=request, plans=plans) or []
+        supplement = [n for lst in supplement_lists for n in lst]
+        merged = merge_rrf(per_plan, k=settings.rrf_k, stage="rrf_merge")
+        if sum(1 for lst in per_plan if lst) > 1:
+            before = len(merged)
+            merged = dedupe_cross_collection(merged)
+            ctx.log_decision("rrf_dedupe", summary=f"{before} -> {len(merged)}")
+        post = call_hook(ctx, hook.eagle_rrf_post_merge, None, query=query, merged=merged,
+                         supplement=supplement)
+        nodes = merged if post is None else post
+        if decision.retrieval_hints.get("parent_doc_retrieval", settings.parent_doc_retrieval):
+            nodes = group_by_parent(nodes, settings.parent_doc_max_chunks)
+        clock.lap("merge")
+        pool = nodes[: max(settings.rerank_pool, request.top_k)]
+        reranked = call_hook(ctx, hook.eagle_rerank_merged, None, query=query, nodes=pool,
+                             top_k=request.top_k)
+        final = pool if reranked is None else reranked
+        clock.lap("rerank")
+        return RetrievalResult(nodes=final, decision=decision, query=query,
+                               plans_run=[p.collection for p, lst in zip(plans, per_plan, strict=True) if lst],
+                               timings_ms=clock.timings)
+
+    # ------------------------------------------------------------------------------ one plan
+    def _retrieve_plan(self, ctx: HookContext, request: SearchRequest, query: str,
+                       plan: CollectionQueryPlan, flt: StoreFilter) -> list[NodeWithScore]:
+        services = ctx.services
+        encoders = services["encoders"]
+        encoders.validate_plan(plan.collection, plan.encoder)
+        if not services["vectors"].has_collection(plan.collection):
+            ctx.log_decision("retrieve_plan", summary="collection missing", collection=plan.collection)
+            return []
+        expanded = call_hook(ctx, self.pm.hook.eagle_query_dense_expand, None, query=query, plan=plan)
+        if expanded is None:
+            expanded = ExpandedQuery(dense_query=query)
+        router = ctx.settings.router
+        depth = max(router.channel_top_k, request.top_k)
+        hybrid_ok = (plan.collection in router.hybrid_text_collections
+                     or encoders.hybrid_enabled_for_collection(plan.collection))
+        use_lexical = plan.lexical and request.mode is not SearchMode.DENSE and hybrid_ok
+        use_dense = plan.dense and request.mode is not SearchMode.BM25
+        lexical = (lexical_channel(ctx, plan, query, expanded.sparse_terms, depth, flt)
+                   if use_lexical else [])
+        dense = dense_channel(ctx, plan, expanded.dense_query, depth, flt) if use_dense else []
+        fused = self._fuse(ctx, query, expanded, lexical, dense)
+        keep = max(plan.top_k, request.top_k)
+        fused = fused[:keep]
+        ctx.log_decision("retrieve_plan", collection=plan.collection, encoder=plan.encoder,
+                         lexical=len(lexical), dense=len(dense), fused=len(fused))
+        reranked = call_hook(ctx, self.pm.hook.eagle_rerank, None, query=query, plan=plan, nodes=fused)
+        return fused if reranked is None else reranked
+
+    def _fuse(self, ctx: HookContext, query: str, expanded: ExpandedQuery,
+              lexical: Sequence[NodeWithScore], dense: Sequence[NodeWithScore]) -> list[NodeWithScore]:
+        router = ctx.settings.router
+        if router.hybrid_mode is HybridMode.ALPHA and lexical and dense:
+            return hybrid_fuse_dense_sparse(dense, lexical, query, router.hybrid_alpha, expanded.sparse_terms)
+        weights = channel_weights(ctx, query)
+        return merge_rrf([lexical, dense], k=router.rrf_k, weights=weights, stage="hybrid_rrf")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False)
+
+
+def channel_weights(ctx: HookContext, query: str) -> list[float]:
+    """RRF weights (lexical, dense): measured per language, see ``router.*_weight_cjk``."""
+    router = ctx.settings.router
+    if cjk_ratio(query) >= 0.5:
+        return [router.lexical_weight_cjk, router.dense_weight_cjk]
+    return [1.0, 1.0]

@@ -1,0 +1,185 @@
+"""The one search service: ``search(engine, SearchRequest) -> SearchResponse``.
+
+HTTP, CLI and MCP are thin wrappers around this module. Bad input raises
+:class:`eagle_rag.errors.InvalidRequest` (or :class:`NotFound` for an unknown kb name) before any
+store is touched.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING
+
+from eagle_rag.errors import InvalidRequest, NotFound
+from eagle_rag.protocols import StoreFilter
+from eagle_rag.retrieve.fusion import sparse_overlap_score
+from eagle_rag.types import (
+    DocumentStatus,
+    MatchKind,
+    NodeWithScore,
+    SearchHit,
+    SearchMode,
+    SearchRequest,
+    SearchResponse,
+)
+
+if TYPE_CHECKING:
+    from eagle_rag.engine import Engine
+
+_KB_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
+
+
+def validate_kb_name(name: str) -> str:
+    """Raise InvalidRequest unless ``name`` is 1-64 letters, digits, ``_``, ``-`` or ``.``."""
+    if not isinstance(name, str) or not _KB_NAME.match(name):
+        raise InvalidRequest(f"invalid kb name {name!r}: use 1-64 letters, digits, '_', '-' or '.'",
+                             {"field": "kb_name"})
+    return name
+
+
+def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:
+    """Check a request against the limits in ``settings.search``. Raises InvalidRequest."""
+    limits = engine.settings.search
+    if not isinstance(request.query, str) or not request.query.strip():
+        raise InvalidRequest("the query is empty", {"field": "query"})
+    if len(request.query) > limits.max_query_chars:
+        raise InvalidRequest(f"the query has {len(request.query)} characters; the limit is "
+                             f"{limits.max_query_chars}", {"field": "query", "limit": limits.max_query_chars})
+    if "\x00" in request.query:
+        raise InvalidRequest("the query contains a NUL character", {"field": "query"})
+    if not 1 <= request.top_k <= limits.max_top_k:
+        raise InvalidRequest(f"top_k must be between 1 and {limits.max_top_k}, got {request.top_k}",
+                             {"field": "top_k"})
+    for name, values in (("kb_names", request.kb_names), ("document_ids", request.document_ids),
+                         ("tags", request.tags)):
+        if len(values) > limits.max_filter_values:
+            raise InvalidRequest(f"{name} has {len(values)} values; the limit is {limits.max_filter_values}",
+                                 {"field": name})
+        for value in values:
+            if not isinstance(value, str) or not value or len(value) > 256 or "\x00" in value:
+                raise InvalidRequest(f"invalid value in {name}: {value!r}", {"field": name})
+    for kb in request.kb_names:
+        validate_kb_name(kb)
+    if request.kb_names:
+        known = engine.registry.kb_names()
+        unknown = sorted(set(request.kb_names) - known)
+        if unknown:
+            raise NotFound(f"unknown kb name(s): {', '.join(unknown)}; known: {', '.join(sorted(known)) or 'none'}",
+                           {"field": "kb_names", "unknown": unknown, "known": sorted(known)})
+    return request
+
+
+def _match_kind(query: str, node: NodeWithScore) -> MatchKind:
+    lexical = any(entry.stage == "bm25" for entry in node.trail)
+    overlap = sparse_overlap_score(query, node.node.text)
+    if overlap >= 1.0:
+        return MatchKind.EXACT
+    if lexical or overlap > 0:
+        return MatchKind.PARTIAL
+    return MatchKind.SEMANTIC
+
+
+def _to_hit(query: str, node: NodeWithScore, explain: bool) -> SearchHit:
+    chunk = node.node
+    return SearchHit(id=chunk.id, document_id=chunk.document_id, text=chunk.text, score=round(node.score, 6),
+                     path=chunk.path, collection=node.collection, match=_match_kind(query, node),
+                     metadata={**chunk.metadata, "kb_name": chunk.kb_name, "chunk_type": chunk.chunk_type},
+                     trail=node.trail if explain else ())
+
+
+def _filter_for(engine: Engine, request: SearchRequest) -> StoreFilter | None:
+    """The store filter; None when the tag filter alone leaves no document (nothing can match)."""
+    doc_ids = tuple(request.document_ids)
+    if request.tags:
+        tagged = engine.registry.document_ids_with_tags(request.tags)
+        doc_ids = tuple(sorted(set(doc_ids) & tagged)) if doc_ids else tuple(sorted(tagged))
+        if not doc_ids:
+            return None
+    return StoreFilter(kb_names=tuple(request.kb_names), document_ids=doc_ids)
+
+
+def _excluded_by_filter(engine: Engine, request: SearchRequest) -> dict[str, int]:
+    """How many complete documents each filter on its own excludes."""
+    docs = engine.registry.list(status=DocumentStatus.COMPLETE, limit=1_000_000)
+    out: dict[str, int] = {}
+    if request.kb_names:
+        out["kb_names"] = sum(1 for d in docs if d.kb_name not in request.kb_names)
+    if request.document_ids:
+        out["document_ids"] = sum(1 for d in docs if d.id not in request.document_ids)
+    if request.tags:
+        out["tags"] = sum(1 for d in docs if not set(request.tags) & set(d.tags))
+    return out
+
+
+def _visible(engine: Engine, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
+    """Only chunks of documents marked complete (a document being ingested is invisible)."""
+    status: dict[str, bool] = {}
+    out = []
+    for node in nodes:
+        doc = node.node.document_id
+        if doc not in status:
+            record = engine.registry.get(doc)
+            status[doc] = record is not None and record.status is DocumentStatus.COMPLETE
+        if status[doc]:
+            out.append(node)
+    return out
+
+
+def search(engine: Engine, request: SearchRequest) -> SearchResponse:
+    """Run one search. Raises InvalidRequest / NotFound for bad input."""
+    started = time.perf_counter()
+    validate_request(engine, request)
+    ctx = engine.request_context(request.namespace)
+    flt = _filter_for(engine, request)
+    if engine.registry.count(status=DocumentStatus.COMPLETE) == 0:
+        return SearchResponse(request.query, (), 0, True, request.mode, empty_reason="the index is empty: "
+                              "ingest documents first")
+    if flt is None:
+        return SearchResponse(request.query, (), 0, True, request.mode,
+                              empty_reason="no document carries the requested tags",
+                              excluded_by_filter=_excluded_by_filter(engine, request))
+    result = engine.retriever.retrieve(ctx, request, flt)
+    nodes = _visible(engine, result.nodes)
+    floor = engine.settings.search.min_dense_similarity
+    if floor > 0:
+        nodes = [n for n in nodes if _match_kind(request.query, n) is not MatchKind.SEMANTIC
+                 or _dense_score(n) >= floor]
+    hits = tuple(_to_hit(request.query, n, request.explain) for n in nodes[: request.top_k])
+    timings = {**result.timings_ms, "total": (time.perf_counter() - started) * 1000}
+    route = {"query": result.query, "plans": [p.collection for p in result.decision.plans],
+             "plans_with_hits": result.plans_run, "reason": result.decision.reason}
+    if hits:
+        return SearchResponse(request.query, hits, len(hits), len(nodes) < request.top_k, request.mode,
+                              route=route, timings_ms=timings)
+    excluded = _excluded_by_filter(engine, request) if (request.kb_names or request.document_ids
+                                                        or request.tags) else {}
+    reason = ("no indexed text matched the query" if not excluded
+              else "no document within the filters matched the query")
+    return SearchResponse(request.query, (), 0, True, request.mode, empty_reason=reason,
+                          excluded_by_filter=excluded, route=route, timings_ms=timings)
+
+
+def _dense_score(node: NodeWithScore) -> float:
+    for entry in node.trail:
+        if entry.stage == "dense":
+            return entry.score
+    return 0.0
+
+
+def get_document(engine: Engine, document_id: str) -> dict[str, object]:
+    """The registry record of a document. Raises NotFound."""
+    record = engine.registry.get(document_id)
+    if record is None:
+        raise NotFound(f"no document with id {document_id!r}", {"document_id": document_id})
+    return {"id": record.id, "kb_name": record.kb_name, "name": record.name, "source_uri": record.source_uri,
+            "status": record.status.value, "chunk_count": record.chunk_count, "tags": list(record.tags),
+            "content_hash": record.content_hash, "created_at": record.created_at.isoformat(),
+            "updated_at": record.updated_at.isoformat()}
+
+
+def parse_mode(value: str) -> SearchMode:
+    try:
+        return SearchMode.from_str(value)  # type: ignore[return-value]
+    except ValueError as exc:
+        raise InvalidRequest(str(exc), {"field": "mode"}) from exc

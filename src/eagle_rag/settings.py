@@ -1,0 +1,313 @@
+"""Settings: defaults, then the active profile, then a YAML file, then ``EAGLE_RAG_*`` env vars.
+
+Nested keys use ``__`` in env vars: ``EAGLE_RAG_ROUTER__RRF_K=30``. The YAML file is
+``EAGLE_RAG_SETTINGS_FILE`` or ``./eagle-rag.yaml`` when present; it may hold its own ``profiles:``
+block, which overlays the built-in profiles. ``effective_settings`` also reports, for every key,
+where its value came from (``default``, ``profile:NAME``, ``file:PATH`` or ``env:VAR``).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from platformdirs import user_data_dir
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from eagle_rag.types import EncoderMode, HybridMode
+
+ENV_PREFIX = "EAGLE_RAG_"
+
+
+class _Block(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RouterSettings(_Block):
+    rrf_k: int = Field(60, ge=1, description="RRF smoothing constant k: score += 1/(k + rank)")
+    hybrid_mode: HybridMode = Field(HybridMode.RRF, description="rrf (rank fusion) or alpha (blend)")
+    hybrid_alpha: float = Field(0.5, ge=0.0, le=1.0, description="alpha*dense + (1-alpha)*sparse")
+    hybrid_text_collections: list[str] = Field(
+        default_factory=list, description="collections fused dense+sparse; empty = registry decides"
+    )
+    collection_recall_top_k: int = Field(20, ge=1, le=1000, description="candidate pool per plan")
+    channel_top_k: int = Field(50, ge=1, le=1000, description="per-channel depth (BM25, dense)")
+    rerank_pool: int = Field(20, ge=1, le=1000, description="candidates handed to reranking")
+    final_top_k: int = Field(5, ge=1, le=100, description="default hits returned")
+    parent_doc_retrieval: bool = Field(True, description="group chunks by parent document")
+    parent_doc_max_chunks: int = Field(1, ge=1, le=50, description="chunks one document may keep")
+    dense_weight_cjk: float = Field(
+        1.0, ge=0.0, description="RRF weight of the dense channel for CJK queries"
+    )
+    lexical_weight_cjk: float = Field(
+        1.0, ge=0.0, description="RRF weight of the lexical channel for CJK queries"
+    )
+
+
+class MilvusSettings(_Block):
+    uri: str = Field("", description="Milvus URI; empty = Milvus Lite file under data_dir")
+    db_name: str = Field("default", description="Milvus database (server only)")
+
+
+class RegistrySettings(_Block):
+    url: str = Field("", description="SQLAlchemy URL; empty = SQLite file under data_dir")
+
+
+class EncoderSettings(_Block):
+    mode: EncoderMode = Field(EncoderMode.AUTO, description="deterministic | require_native | auto")
+    text_model: str = Field("bundled:bge-small-en-v1.5", description="model of label bge-small")
+    multilingual_model: str = Field("bundled:multilingual-e5-small", description="label e5")
+    rerank_model: str = Field("bundled:ms-marco-MiniLM-L-12-v2", description="label minilm-rerank")
+    batch_size: int = Field(32, ge=1, le=1024, description="passages per encoder batch")
+    threads: int = Field(0, ge=0, description="ONNX Runtime threads (0 = all cores)")
+    cjk_ratio_threshold: float = Field(
+        0.3, ge=0.0, le=1.0, description="passages above this CJK share go to the multilingual collection"
+    )
+
+
+class IngestSettings(_Block):
+    chunk_chars: int = Field(1500, ge=100, le=20000, description="target chunk size in characters")
+    chunk_overlap: int = Field(150, ge=0, le=5000, description="overlap between split chunks")
+    max_file_bytes: int = Field(50_000_000, ge=1, description="files over this are refused")
+    allowed_roots: list[str] = Field(default_factory=list, description="server-side ingest roots")
+    commit_every: int = Field(2000, ge=1, description="chunks between lexical-index commits")
+
+
+class SearchSettings(_Block):
+    max_query_chars: int = Field(2000, ge=1, description="longer queries are refused")
+    max_top_k: int = Field(100, ge=1, le=1000, description="largest top_k a request may ask")
+    max_filter_values: int = Field(100, ge=1, description="most ids/kb names/tags per request")
+    min_dense_similarity: float = Field(
+        0.0, ge=0.0, le=1.0, description="drop semantic-only hits below this cosine (0 = off)"
+    )
+    cross_encoder: bool = Field(False, description="core Tier-2: rerank with the cross-encoder")
+    cross_encoder_weight: float = Field(1.0, ge=0.0, description="RRF weight of the CE rank")
+    cross_encoder_pool: int = Field(30, ge=1, le=200, description="pairs scored by the CE")
+    cross_encoder_max_tokens: int = Field(256, ge=16, le=512, description="CE passage truncation")
+
+
+class PluginSettings(_Block):
+    enabled: list[str] = Field(default_factory=list, description="entry-point plugins to load")
+    default_namespace: str = Field("default", description="namespace requests run in")
+    options: dict[str, dict[str, Any]] = Field(default_factory=dict, description="per-plugin knobs")
+
+
+class AuditSettings(_Block):
+    jsonl_path: str = Field("", description="JSONL audit file; empty = data_dir/audit.jsonl")
+    ring_size: int = Field(500, ge=1, description="recent decisions kept in memory")
+    redis_url: str = Field("", description="Redis URL for the audit list sink; empty = off")
+
+
+class Settings(BaseSettings):
+    """The effective settings. Build with :func:`load_settings`."""
+
+    model_config = SettingsConfigDict(extra="forbid")
+
+    profile: str = Field("default", description="active profile (default, biomed)")
+    data_dir: str = Field("", description="where indexes live; empty = per-user data folder")
+    allow_deterministic: bool = Field(False, description="auto mode may fall back to hash vectors")
+    router: RouterSettings = Field(default_factory=RouterSettings)
+    milvus: MilvusSettings = Field(default_factory=MilvusSettings)
+    registry: RegistrySettings = Field(default_factory=RegistrySettings)
+    encoders: EncoderSettings = Field(default_factory=EncoderSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    plugins: PluginSettings = Field(default_factory=PluginSettings)
+    audit: AuditSettings = Field(default_factory=AuditSettings)
+
+    @field_validator("profile")
+    @classmethod
+    def _known_profile(cls, value: str) -> str:
+        return value.strip().lower()
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+        return (init_settings,)
+
+    # ------------------------------------------------------------------ derived paths
+    @property
+    def data_path(self) -> Path:
+        return Path(self.data_dir) if self.data_dir else Path(user_data_dir("eagle-rag"))
+
+    @property
+    def milvus_uri(self) -> str:
+        return self.milvus.uri or str(self.data_path / "milvus.db")
+
+    @property
+    def registry_url(self) -> str:
+        return self.registry.url or f"sqlite:///{self.data_path / 'registry.db'}"
+
+    @property
+    def lexical_path(self) -> Path:
+        return self.data_path / "lexical"
+
+    def plugin_options(self, name: str) -> dict[str, Any]:
+        """The ``plugins.options.NAME`` block (empty dict when unset)."""
+        return dict(self.plugins.options.get(name, {}))
+
+
+BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
+    "default": {"plugins": {"enabled": ["datasets"], "default_namespace": "default"}},
+    "biomed": {
+        "plugins": {"enabled": ["biomed", "datasets"], "default_namespace": "biomed"},
+        "router": {"hybrid_text_collections": ["eagle_text_biomed", "eagle_text_medcpt"]},
+        "milvus": {"db_name": "biomed"},
+    },
+}
+
+
+class SettingsError(ValueError):
+    """Raised for an unknown profile, an unreadable settings file or an invalid value."""
+
+
+def _deep_merge(base: dict[str, Any], over: Mapping[str, Any], source: str,
+                sources: dict[str, str], prefix: str = "") -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict) and key != "options":
+            out[key] = _deep_merge(out[key], value, source, sources, dotted + ".")
+        else:
+            out[key] = copy.deepcopy(value)
+            _mark(dotted, value, source, sources)
+    return out
+
+
+def _mark(dotted: str, value: Any, source: str, sources: dict[str, str]) -> None:
+    if isinstance(value, Mapping) and value:
+        for k, v in value.items():
+            _mark(f"{dotted}.{k}", v, source, sources)
+    else:
+        sources[dotted] = source
+
+
+def _is_list_field(keys: list[str]) -> bool:
+    model: Any = Settings
+    for key in keys[:-1]:
+        field = model.model_fields.get(key)
+        if field is None or not (isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)):
+            return False
+        model = field.annotation
+    field = model.model_fields.get(keys[-1])
+    return field is not None and getattr(field.annotation, "__origin__", None) is list
+
+
+def _env_overrides(environ: Mapping[str, str]) -> list[tuple[str, list[str], Any]]:
+    """``EAGLE_RAG_A__B=value`` pairs as (var, [a, b], value). Lists: JSON/YAML or comma-separated."""
+    found: list[tuple[str, list[str], Any]] = []
+    for var, raw in sorted(environ.items()):
+        if not var.startswith(ENV_PREFIX) or var == f"{ENV_PREFIX}SETTINGS_FILE":
+            continue
+        keys = var[len(ENV_PREFIX):].lower().split("__")
+        if keys[0] not in Settings.model_fields:
+            continue
+        value: Any = raw
+        stripped = raw.strip()
+        if stripped.startswith(("[", "{")):
+            try:
+                value = yaml.safe_load(stripped)
+            except yaml.YAMLError as exc:
+                raise SettingsError(f"{var}: cannot parse {raw!r}: {exc}") from exc
+        elif _is_list_field(keys):
+            value = [item.strip() for item in stripped.split(",") if item.strip()]
+        found.append((var, keys, value))
+    return found
+
+
+def _nest(keys: list[str], value: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {keys[-1]: value}
+    for key in reversed(keys[:-1]):
+        out = {key: out}
+    return out
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise SettingsError(f"cannot read settings file {path}: {exc}") from exc
+    if not isinstance(loaded, dict):
+        raise SettingsError(f"settings file {path} must hold a mapping at the top level")
+    return loaded
+
+
+def effective_settings(environ: Mapping[str, str] | None = None,
+                       overrides: Mapping[str, Any] | None = None) -> tuple[Settings, dict[str, str]]:
+    """Build the settings and a map ``dotted.key -> source`` for every key that was set."""
+    env = dict(os.environ if environ is None else environ)
+    sources: dict[str, str] = {}
+    file_path_raw = env.get(f"{ENV_PREFIX}SETTINGS_FILE", "")
+    file_path = Path(file_path_raw) if file_path_raw else Path("eagle-rag.yaml")
+    file_data: dict[str, Any] = {}
+    if file_path_raw or file_path.is_file():
+        if not file_path.is_file():
+            raise SettingsError(f"settings file {file_path} does not exist")
+        file_data = _read_yaml(file_path)
+    env_items = _env_overrides(env)
+    profile = str(
+        (overrides or {}).get("profile")
+        or next((v for _, k, v in env_items if k == ["profile"]), None)
+        or file_data.get("profile")
+        or "default"
+    ).lower()
+    profiles = {**BUILTIN_PROFILES, **(file_data.get("profiles") or {})}
+    if profile not in profiles:
+        raise SettingsError(f"unknown profile {profile!r}; known profiles: {', '.join(sorted(profiles))}")
+    merged: dict[str, Any] = {}
+    if profile != "default":
+        merged = _deep_merge(merged, profiles.get("default", {}), "profile:default", sources)
+    merged = _deep_merge(merged, profiles[profile], f"profile:{profile}", sources)
+    body = {k: v for k, v in file_data.items() if k != "profiles"}
+    merged = _deep_merge(merged, body, f"file:{file_path}", sources)
+    for var, keys, value in env_items:
+        merged = _deep_merge(merged, _nest(keys, value), f"env:{var}", sources)
+    if overrides:
+        merged = _deep_merge(merged, overrides, "override", sources)
+    merged["profile"] = profile
+    try:
+        settings = Settings(**merged)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise SettingsError(f"invalid settings: {problems}") from exc
+    return settings, sources
+
+
+def load_settings(environ: Mapping[str, str] | None = None,
+                  overrides: Mapping[str, Any] | None = None) -> Settings:
+    """The effective settings (see module docstring for the order of layers)."""
+    return effective_settings(environ, overrides)[0]
+
+
+def flatten(settings: Settings) -> dict[str, Any]:
+    """Every leaf setting as ``dotted.key -> value`` (for ``config show``)."""
+    out: dict[str, Any] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict) and value and prefix != "plugins.options":
+            for k, v in value.items():
+                walk(f"{prefix}.{k}" if prefix else k, v)
+        else:
+            out[prefix] = value
+
+    walk("", settings.model_dump(mode="json"))
+    return out
+
+
+def describe_fields() -> dict[str, str]:
+    """Help text for every leaf setting, keyed like :func:`flatten`."""
+    out: dict[str, str] = {}
+    for name, field in Settings.model_fields.items():
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            for sub, subfield in annotation.model_fields.items():
+                out[f"{name}.{sub}"] = subfield.description or ""
+        else:
+            out[name] = field.description or ""
+    return out

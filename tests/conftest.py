@@ -1,0 +1,25 @@
+"""Shared fixtures: settings in a temporary data dir, an engine on real stores."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from eagle_rag.settings import Settings, load_settings
+from eagle_rag.types import Chunk, NodeWithScore
+
+DATA = Path(__file__).parent / "data"
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture
+def tmp_settings(tmp_path: Path) -> Settings:
+    return load_settings(environ={}, overrides={"data_dir": str(tmp_path / "data")})
+
+
+def node(node_id: str, score: float = 0.0, doc: str = "", path: str = "", source: str = "",
+         text: str = "") -> NodeWithScore:
+    """A NodeWithScore for fusion tests."""
+    return NodeWithScore(node=Chunk(id=node_id, text=text or node_id, document_id=doc or f"doc-{node_id}",
+                                    path=path, source_chunk_id=source), score=score)
