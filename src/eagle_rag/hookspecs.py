@@ -53,6 +53,23 @@ def eagle_cli_register(cli: Any, eval_cli: Any) -> None:
     """
 
 
+@hookspec
+def eagle_api_register(api: Any, engine: Any) -> None:
+    """Add HTTP routes of the plugin to the FastAPI app ``api`` (e.g. ``/datasets/search``).
+
+    All implementations are called; return values are ignored.
+    """
+
+
+@hookspec
+def eagle_mcp_tools(engine: Any) -> list[Any] | None:
+    """Describe the plugin's MCP tools (read-only): a list of ``eagle_rag.mcp_tools.McpTool``.
+
+    All non-None results are collected; the server registers core tools and the tools of the
+    default namespace's plugins, and refuses names that mutate or execute.
+    """
+
+
 # ----------------------------------------------------------------------------- ingest
 
 
