@@ -141,11 +141,11 @@ def config_show(json_out: Annotated[bool, typer.Option("--json")] = False) -> No
     for key, value in flat.items():
         table.add_row(key, json.dumps(value, default=str), sources.get(key, "default"), help_text.get(key, ""))
     console.print(table)
-    from eagle_rag.encoders.factory import default_registry
+    from eagle_rag.engine import build_encoders
 
-    models = Table("encoder label", "resolves to")
-    for label, model in default_registry(settings).describe().items():
-        models.add_row(label, str(model))
+    models = Table("encoder label", "modality", "dim", "model")
+    for row in build_encoders(settings).describe():
+        models.add_row(row["label"], row["modality"], str(row["dim"]), f"{row['model_ref']} ({row['description']})")
     console.print(models)
 
 

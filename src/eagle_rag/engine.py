@@ -13,6 +13,7 @@ from typing import Any
 from eagle_rag.audit import JsonlSink, PluginAudit
 from eagle_rag.context import HookContext
 from eagle_rag.encoders.factory import default_registry
+from eagle_rag.encoders.registry import EncoderRegistry
 from eagle_rag.ingest.orchestrator import IngestOrchestrator, IngestReport, ProgressFn
 from eagle_rag.plugin_manager import build_plugin_manager
 from eagle_rag.retrieve.orchestrator import RetrieverOrchestrator
@@ -20,6 +21,14 @@ from eagle_rag.settings import Settings, load_settings
 from eagle_rag.stores.lexical import TantivyLexicalIndex
 from eagle_rag.stores.milvus import MilvusVectorStore
 from eagle_rag.stores.registry import SqlDocumentRegistry
+
+
+def build_encoders(settings: Settings) -> EncoderRegistry:
+    """The core encoder registry configured from ``settings.encoders`` (nothing loads yet)."""
+    enc = settings.encoders
+    return default_registry(enc.mode, settings.allow_deterministic, threads=enc.threads or None,
+                            batch_size=enc.batch_size,
+                            rerank_max_passage_tokens=settings.search.cross_encoder_max_tokens)
 
 
 class Engine:
@@ -31,7 +40,7 @@ class Engine:
         self.pm = build_plugin_manager(self.settings, extra_plugins)
         audit_path = Path(self.settings.audit.jsonl_path or self.settings.data_path / "audit.jsonl")
         self.audit = PluginAudit([JsonlSink(audit_path)])
-        self.encoders = default_registry(self.settings)
+        self.encoders = build_encoders(self.settings)
         self.registry = SqlDocumentRegistry(self.settings.registry_url)
         self.vectors = MilvusVectorStore(self.settings.milvus_uri, db_name=self.settings.milvus.db_name)
         self._lexical: dict[str, TantivyLexicalIndex] = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -88,6 +89,7 @@ class IngestOrchestrator:
     def ingest_paths(self, ctx: HookContext, paths: Sequence[Path], kb_name: str = "default",
                      progress: ProgressFn | None = None) -> IngestReport:
         """Ingest files and folders (recursively). Returns what happened, failures included."""
+        started = time.perf_counter()
         report = IngestReport()
         files, missing = iter_source_files(paths)
         report.failures.extend(FileFailure(str(p), "no such file or directory") for p in missing)
@@ -100,6 +102,7 @@ class IngestOrchestrator:
                 report.failures.append(FileFailure(str(path), exc.message))
                 ctx.log_decision("ingest_file_failed", summary=exc.message, path=str(path))
         self.ingest_documents(ctx, docs, report, progress)
+        report.seconds = time.perf_counter() - started
         return report
 
     # ------------------------------------------------------------------ documents -> stores
@@ -208,7 +211,7 @@ class IngestOrchestrator:
 
     def _delete_everywhere(self, ctx: HookContext, document_id: str) -> None:
         services = ctx.services
-        for collection in services["encoders"].collections():
+        for collection in collection_names(ctx):
             if services["vectors"].has_collection(collection):
                 services["vectors"].delete_document(collection, document_id)
             services["lexical_for"](collection).delete_document(document_id)
@@ -216,7 +219,7 @@ class IngestOrchestrator:
     def _rollback(self, ctx: HookContext, doc: ParsedDocument, error: str) -> None:
         try:
             self._delete_everywhere(ctx, doc.document_id)
-            for collection in ctx.services["encoders"].collections():
+            for collection in collection_names(ctx):
                 ctx.services["lexical_for"](collection).commit()
             ctx.services["registry"].set_status(doc.document_id, DocumentStatus.FAILED, error=error[:1000])
         except Exception:  # noqa: BLE001 - the failure is already being reported
@@ -227,9 +230,13 @@ class IngestOrchestrator:
         if ctx.services["registry"].get(document_id) is None:
             return False
         self._delete_everywhere(ctx, document_id)
-        for collection in ctx.services["encoders"].collections():
+        for collection in collection_names(ctx):
             ctx.services["lexical_for"](collection).commit()
         return bool(ctx.services["registry"].delete(document_id))
+
+
+def collection_names(ctx: HookContext) -> list[str]:
+    return [profile.name for profile in ctx.services["encoders"].collections()]
 
 
 def embed_input(chunk: Chunk) -> str:

@@ -8,9 +8,10 @@ Raw scores of different channels are never added: only ranks are comparable.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import replace
 
 from eagle_rag.analysis import analyze, analyze_query
-from eagle_rag.types import NodeWithScore
+from eagle_rag.types import NodeWithScore, StageScore
 
 SUPPLEMENT_BOOST = 100.0
 
@@ -45,6 +46,7 @@ def merge_rrf(lists: Sequence[Sequence[NodeWithScore]], k: int = 60,
         return list(active[0][0])
     scores: dict[Hashable, float] = {}
     best: dict[Hashable, NodeWithScore] = {}
+    trails: dict[Hashable, list[StageScore]] = {}
     detail: dict[Hashable, dict[str, float]] = {}
     for index, (lst, weight) in enumerate(active):
         seen: set[Hashable] = set()
@@ -56,8 +58,10 @@ def merge_rrf(lists: Sequence[Sequence[NodeWithScore]], k: int = 60,
             scores[key] = scores.get(key, 0.0) + weight / (k + rank)
             detail.setdefault(key, {})[f"rank_{index}"] = float(rank)
             best.setdefault(key, node)
+            trail = trails.setdefault(key, [])
+            trail.extend(entry for entry in node.trail if entry not in trail)
     order = sorted(scores, key=lambda key: -scores[key])
-    return [best[key].scored(stage, scores[key], rank, detail[key])
+    return [replace(best[key], trail=tuple(trails[key])).scored(stage, scores[key], rank, detail[key])
             for rank, key in enumerate(order, start=1)]
 
 

@@ -1,0 +1,338 @@
+"""Vector collections in Milvus (Milvus Lite file or a Milvus server) through ``MilvusClient``.
+
+A logical collection name is an alias of a physical collection ``<name>__v<n>``, so a schema
+migration on Milvus Lite (which lacks ``add_collection_field``) can copy the rows into a new
+physical collection and swap the alias. Chunk metadata is stored as a JSON string in the
+``metadata`` field (exact round trip); ``extra_fields`` are nullable VARCHAR copies of chosen
+metadata keys, for filtering.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pymilvus import DataType, MilvusClient
+
+from eagle_rag.protocols import ScoredId, StoreFilter, Vector
+from eagle_rag.stores import milvus_schema as ms
+from eagle_rag.stores.filters import build_milvus_filter, milvus_string_literal
+from eagle_rag.types import Chunk
+
+_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}")
+_SERVER_SCHEMES = ("http://", "https://", "tcp://", "grpc://", "unix:")
+MAX_TOP_K = 16384
+
+
+class CollectionNotFoundError(LookupError):
+    """The named collection (or alias) does not exist."""
+
+
+@dataclass(frozen=True)
+class _Info:
+    physical: str
+    dim: int
+    metric: str
+    fields: frozenset[str]
+    extra_fields: tuple[str, ...]
+
+    @property
+    def output_fields(self) -> list[str]:
+        return [f for f in ms.OUTPUT_FIELDS if f in self.fields]
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+        raise ValueError(
+            f"invalid collection name {name!r}: use 1-200 letters, digits or '_', not starting "
+            "with a digit"
+        )
+    return name
+
+
+class MilvusVectorStore:
+    """A :class:`~eagle_rag.protocols.VectorStore` on Milvus; connects lazily on first use.
+
+    ``uri`` is a local ``.db`` file (Milvus Lite) or ``http://host:19530`` (a server). ``db_name``
+    selects a database, created when missing (Milvus Lite supports databases too). All client
+    calls are serialised by one lock, so an instance can be shared between threads.
+    """
+
+    def __init__(self, uri: str | Path, *, db_name: str = "", token: str = "",
+                 timeout: float | None = None, ef_search: int = 64, batch_size: int = 512) -> None:
+        """Store the settings only; nothing connects until first use.
+
+        Raises:
+            ValueError: when ``uri`` is neither a ``.db`` file nor a server address.
+        """
+        self._uri = str(uri)
+        if self._uri.endswith(".db"):
+            self._uri = str(Path(self._uri).expanduser())
+        elif not self._uri.startswith(_SERVER_SCHEMES):
+            raise ValueError(
+                f"invalid Milvus uri {self._uri!r}: use a Milvus Lite file ending in '.db' or a "
+                "server address (http://host:19530, https://, tcp://, unix:)"
+            )
+        self._db_name = db_name
+        self._token = token
+        self._timeout = timeout
+        self._ef_search = ef_search
+        self._batch_size = batch_size
+        self._lock = threading.RLock()
+        self._client: MilvusClient | None = None
+        self._infos: dict[str, _Info] = {}
+
+    @property
+    def is_lite(self) -> bool:
+        """True when ``uri`` is a local Milvus Lite file rather than a server address."""
+        return self._uri.endswith(".db")
+
+    @property
+    def client(self) -> MilvusClient:
+        """The connected ``MilvusClient`` (connects on first access). Use under care."""
+        with self._lock:
+            if self._client is None:
+                if self.is_lite:
+                    Path(self._uri).parent.mkdir(parents=True, exist_ok=True)
+                client = MilvusClient(uri=self._uri, token=self._token, timeout=self._timeout)
+                if self._db_name:
+                    if self._db_name not in client.list_databases():
+                        client.create_database(self._db_name)
+                    client.use_database(self._db_name)
+                self._client = client
+            return self._client
+
+    # ------------------------------------------------------------------ collections
+
+    def has_collection(self, name: str) -> bool:
+        """Return True when ``name`` exists as a collection or an alias."""
+        with self._lock:
+            return bool(self.client.has_collection(_check_name(name)))
+
+    def physical_name(self, name: str) -> str:
+        """Return the physical collection behind the logical ``name``.
+
+        Raises:
+            CollectionNotFoundError: when ``name`` does not exist.
+        """
+        return self._info(name).physical
+
+    def ensure_collection(self, name: str, dim: int, extra_fields: Sequence[str] = (),
+                          metric: str = "COSINE") -> None:
+        """Create ``name`` if missing, or add the missing ``extra_fields`` to it (online).
+
+        Raises:
+            ValueError: for an invalid name, field, metric or dimension, or when an existing
+                collection has another dimension or metric.
+        """
+        _check_name(name)
+        metric = ms.check_metric(metric)
+        extras = ms.check_extra_fields(extra_fields)
+        if dim <= 0:
+            raise ValueError(f"dimension must be positive, got {dim}")
+        with self._lock:
+            client = self.client
+            if not client.has_collection(name):
+                physical = f"{name}__v1"
+                if not client.has_collection(physical):
+                    ms.create_physical(client, physical, dim, metric, extras)
+                client.create_alias(physical, name)
+                self._infos.pop(name, None)
+                return
+            info = self._info(name)
+            if info.dim != dim or info.metric != metric:
+                raise ValueError(
+                    f"collection {name!r} has dim {info.dim} and metric {info.metric}; "
+                    f"asked for dim {dim} and metric {metric}"
+                )
+            missing = [f for f in extras if f not in info.fields]
+            if missing:
+                self._add_fields(name, info, missing)
+
+    def drop_collection(self, name: str) -> None:
+        """Drop the alias ``name`` and its physical collection (no-op when missing)."""
+        with self._lock:
+            client = self.client
+            if not client.has_collection(_check_name(name)):
+                return
+            physical = self._info(name).physical
+            if physical != name:
+                client.drop_alias(name)
+            client.drop_collection(physical)
+            self._infos.pop(name, None)
+
+    def _info(self, name: str) -> _Info:
+        with self._lock:
+            cached = self._infos.get(name)
+            if cached is not None:
+                return cached
+            client = self.client
+            if not client.has_collection(_check_name(name)):
+                raise CollectionNotFoundError(
+                    f"collection {name!r} does not exist; call ensure_collection first"
+                )
+            desc = client.describe_collection(name)
+            physical = str(desc["collection_name"])
+            fields = {str(f["name"]): f for f in desc["fields"]}
+            index = client.describe_index(physical, "vector")
+            dim = int(fields["vector"]["params"]["dim"])
+            state = client.get_load_state(physical)["state"]
+            if "Loaded" not in str(state):
+                client.load_collection(physical)
+            info = _Info(
+                physical=physical, dim=dim, metric=str(index.get("metric_type", "COSINE")).upper(),
+                fields=frozenset(fields),
+                extra_fields=tuple(f for f in fields if f not in ms.BASE_FIELDS),
+            )
+            self._infos[name] = info
+            return info
+
+    def _add_fields(self, name: str, info: _Info, missing: list[str]) -> None:
+        """Add nullable VARCHAR ``missing`` fields, filled from each row's metadata JSON.
+
+        A server gets ``add_collection_field`` plus an in-place backfill; Milvus Lite (whose
+        ``add_collection_field`` is UNIMPLEMENTED) and servers without it get a copy migration.
+        """
+        client = self.client
+        if not self.is_lite:
+            try:
+                for field in missing:
+                    client.add_collection_field(name, field, DataType.VARCHAR,
+                                                max_length=ms.EXTRA_MAX_BYTES, nullable=True)
+            except Exception as exc:
+                text = repr(exc).upper()
+                if "UNIMPLEMENTED" not in text and "NOT IMPLEMENTED" not in text:
+                    raise
+            else:
+                self._infos.pop(name, None)
+                ms.copy_rows(client, name, name, self._batch_size, missing)
+                return
+        self._migrate_by_copy(name, info, missing)
+
+    def _migrate_by_copy(self, name: str, info: _Info, missing: list[str]) -> None:
+        """Copy every row into ``<name>__v<n+1>`` with the new fields, then swap the alias.
+
+        The new fields are filled from each row's metadata JSON. Writes made by other processes
+        during the copy are not carried over: migrate while ingestion is paused.
+        """
+        client = self.client
+        match = re.fullmatch(rf"{re.escape(name)}__v(\d+)", info.physical)
+        new_physical = f"{name}__v{int(match.group(1)) + 1 if match else 2}"
+        if client.has_collection(new_physical):  # left over by an interrupted migration
+            client.drop_collection(new_physical)
+        ms.create_physical(client, new_physical, info.dim, info.metric,
+                           (*info.extra_fields, *missing))
+        copied = ms.copy_rows(client, info.physical, new_physical, self._batch_size, missing)
+        if copied != ms.count_rows(client, new_physical, ""):
+            client.drop_collection(new_physical)
+            raise RuntimeError(f"migration of {name!r} lost rows; the old collection is kept")
+        if info.physical == name:  # a plain collection, not yet behind an alias
+            client.drop_collection(name)
+            client.create_alias(new_physical, name)
+        else:
+            client.alter_alias(new_physical, name)
+            client.drop_collection(info.physical)
+        self._infos.pop(name, None)
+
+    # ------------------------------------------------------------------ data
+
+    def upsert(self, collection: str, chunks: Sequence[Chunk], vectors: Sequence[Vector]) -> int:
+        """Insert or replace ``chunks`` (by id) with their ``vectors``; returns rows written.
+
+        Duplicate ids in one call keep the last occurrence.
+
+        Raises:
+            ValueError: on a length mismatch, a wrong vector dimension, a non-finite value, an
+                identifier field over its limit or metadata that is not JSON-serialisable.
+            CollectionNotFoundError: when the collection does not exist.
+        """
+        if len(chunks) != len(vectors):
+            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+        if not chunks:
+            return 0
+        with self._lock:
+            info = self._info(collection)
+            rows: dict[str, dict[str, Any]] = {}
+            for chunk, vector in zip(chunks, vectors, strict=True):
+                if len(vector) != info.dim:
+                    raise ValueError(
+                        f"chunk {chunk.id!r}: vector has dim {len(vector)}, collection "
+                        f"{collection!r} expects {info.dim}"
+                    )
+                values = [float(x) for x in vector]
+                if not all(math.isfinite(x) for x in values):
+                    raise ValueError(f"chunk {chunk.id!r}: vector has a NaN or infinite value")
+                rows[chunk.id] = ms.chunk_to_row(chunk, values, info.extra_fields, info.fields)
+            batch = list(rows.values())
+            for start in range(0, len(batch), self._batch_size):
+                self.client.upsert(collection, batch[start : start + self._batch_size])
+            return len(batch)
+
+    def search(self, collection: str, vector: Vector, top_k: int,
+               flt: StoreFilter | None = None) -> list[ScoredId]:
+        """Return up to ``top_k`` nearest chunks, best first.
+
+        The score is the similarity (COSINE: cosine similarity, IP: inner product) or, for L2,
+        the negated squared distance, so higher is always better.
+
+        Raises:
+            ValueError: for a wrong dimension or ``top_k`` above 16384.
+            InvalidFilterError: for an unusable filter value.
+            CollectionNotFoundError: when the collection does not exist.
+        """
+        if top_k <= 0:
+            return []
+        if top_k > MAX_TOP_K:
+            raise ValueError(f"top_k {top_k} is above the Milvus limit {MAX_TOP_K}")
+        expr = build_milvus_filter(flt)
+        with self._lock:
+            info = self._info(collection)
+            if len(vector) != info.dim:
+                raise ValueError(f"query vector has dim {len(vector)}, expected {info.dim}")
+            result = self.client.search(
+                collection, data=[[float(x) for x in vector]], filter=expr, limit=top_k,
+                output_fields=info.output_fields, anns_field="vector",
+                search_params={"metric_type": info.metric,
+                               "params": {"ef": max(top_k, self._ef_search)}},
+            )
+        sign = -1.0 if info.metric == "L2" else 1.0
+        return [
+            ScoredId(id=str(hit["id"]), score=sign * float(hit["distance"]),
+                     chunk=ms.row_to_chunk({**hit["entity"], "id": hit["id"]}))
+            for hit in result[0]
+        ]
+
+    def delete_document(self, collection: str, document_id: str) -> int:
+        """Delete every chunk of ``document_id``; returns how many were deleted."""
+        with self._lock:
+            ids = sorted(self.chunk_ids_for_document(collection, document_id))
+            for start in range(0, len(ids), self._batch_size):
+                self.client.delete(collection, ids=ids[start : start + self._batch_size])
+            return len(ids)
+
+    def count(self, collection: str, flt: StoreFilter | None = None) -> int:
+        """Return the number of chunks in ``collection`` that pass ``flt``."""
+        expr = build_milvus_filter(flt)
+        with self._lock:
+            self._info(collection)
+            return ms.count_rows(self.client, collection, expr)
+
+    def chunk_ids_for_document(self, collection: str, document_id: str) -> set[str]:
+        """Return the ids of every chunk of ``document_id`` (empty set when none)."""
+        expr = f"document_id == {milvus_string_literal(document_id)}"
+        with self._lock:
+            self._info(collection)
+            return {str(row["id"]) for row in ms.iterate(self.client, collection, expr, ["id"])}
+
+    def close(self) -> None:
+        """Close the client; a later call reconnects."""
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+            self._infos.clear()

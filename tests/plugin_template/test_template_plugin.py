@@ -1,0 +1,35 @@
+"""The plugin template registers cleanly and answers only in its own namespace."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from eagle_rag.audit import PluginAudit
+from eagle_rag.context import HookContext
+from eagle_rag.plugin_manager import build_plugin_manager
+from eagle_rag.settings import load_settings
+from eagle_rag.types import SearchRequest
+
+pytestmark = pytest.mark.unit
+ROOT = Path(__file__).resolve().parents[2] / "plugin_template" / "src" / "eagle_rag_example" / "plugin.py"
+
+
+def load_template():
+    spec = importlib.util.spec_from_file_location("eagle_rag_example_plugin", ROOT)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("namespace, expected", [("example", "q (example)"), ("default", "q")])
+def test_template_answers_only_in_its_namespace(namespace, expected):
+    settings = load_settings(environ={}, overrides={"plugins": {"enabled": [], "options": {"example": {"suffix": "x"}}}})
+    pm = build_plugin_manager(settings, [("example", load_template())])
+    ctx = HookContext(namespace=namespace, settings=settings, audit=PluginAudit())
+    assert pm.hook.eagle_query_dense_expand(ctx=ctx, query="q", plan=None).dense_query == expected
+    suffixes = pm.hook.eagle_query_assemble(ctx=ctx, request=SearchRequest(query="q"))
+    assert suffixes == (["x"] if namespace == "example" else [])

@@ -1,0 +1,163 @@
+"""End to end on real stores (Milvus Lite, tantivy, SQLite) and the real bundled models."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from eagle_rag.engine import Engine
+from eagle_rag.errors import InvalidRequest, NotFound
+from eagle_rag.settings import load_settings
+from eagle_rag.types import DocumentStatus, MatchKind, SearchMode, SearchRequest
+
+pytestmark = pytest.mark.integration
+
+DOCS = {
+    "imatinib.md": "# Imatinib label\n\n## Dosage and Administration\nImatinib 400 mg once daily with a meal for "
+                   "chronic myeloid leukemia.\n\n## Warnings\nFluid retention and edema occur.\n",
+    "warfarin.md": "# Warfarin label\n\n## Boxed Warning\nWarfarin can cause major or fatal bleeding. Monitor INR.\n",
+    "gapdh.txt": "GAPDH siRNA knockdown at 20 nM with catalogue number D-001234 for 48 hours.",
+    "notes.jsonl": '{"id": "n1", "title": "Statins", "text": "Atorvastatin lowers LDL cholesterol.", "tags": ["lipids"]}\n'
+                   '{"id": "n2", "title": "Aspirin", "text": "Aspirin irreversibly inhibits COX-1.", "tags": ["cv"]}\n',
+    "zh.md": "# 二甲双胍\n\n## 不良反应\n常见胃肠道反应，如恶心、腹泻。\n",
+}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("corpus")
+    for name, text in DOCS.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory, corpus):
+    settings = load_settings(environ={}, overrides={"data_dir": str(tmp_path_factory.mktemp("data")),
+                                                   "plugins": {"enabled": []}})
+    with Engine(settings) as eng:
+        report = eng.ingest([corpus], kb_name="test")
+        assert report.failures == [] and report.documents == 6
+        yield eng
+
+
+def ids(response):
+    return [h.document_id for h in response.hits]
+
+
+def test_hybrid_finds_the_right_section(engine):
+    response = engine.search(SearchRequest(query="imatinib dose for CML", top_k=3, explain=True))
+    top = response.hits[0]
+    assert top.path == "Imatinib label > Dosage and Administration"
+    stages = [e.stage for e in top.trail]
+    assert "dense" in stages and "hybrid_rrf" in stages
+
+
+def test_catalogue_number_found_lexically(engine):
+    response = engine.search(SearchRequest(query="D-001234", top_k=3, mode=SearchMode.BM25))
+    assert response.hits[0].text.startswith("GAPDH") and response.hits[0].match is MatchKind.EXACT
+    assert response.total == 1 and response.exhaustive
+
+
+def test_chinese_query_goes_to_the_multilingual_collection(engine):
+    response = engine.search(SearchRequest(query="二甲双胍 不良反应", top_k=2))
+    assert response.hits[0].collection == "eagle_text_multilingual"
+    assert "不良反应" in response.hits[0].path
+    assert response.route["plans"] == ["eagle_text_multilingual"]
+
+
+def test_mixed_query_searches_both_collections(engine):
+    response = engine.search(SearchRequest(query="metformin 二甲双胍", top_k=5))
+    assert response.route["plans"] == ["eagle_text", "eagle_text_multilingual"]
+
+
+def test_tag_and_document_filters(engine):
+    response = engine.search(SearchRequest(query="cholesterol", top_k=5, tags=("lipids",)))
+    assert ids(response) == ["n1"]
+    none = engine.search(SearchRequest(query="cholesterol", top_k=5, tags=("no-such-tag",)))
+    assert none.hits == () and none.empty_reason and none.excluded_by_filter == {"tags": 6}
+    scoped = engine.search(SearchRequest(query="bleeding", top_k=5, document_ids=("n2",)))
+    assert set(ids(scoped)) == {"n2"}
+
+
+def test_injection_strings_in_filters_never_widen_results(engine):
+    for hostile in ['" or 1==1 or "', "n1\" || document_id != \"", "n1\\", "ｎ１", "n1' OR '1'='1"]:
+        response = engine.search(SearchRequest(query="aspirin", top_k=5, document_ids=(hostile,)))
+        assert response.hits == ()
+
+
+@pytest.mark.parametrize("request_, error", [
+    (SearchRequest(query=""), InvalidRequest),
+    (SearchRequest(query="   \n"), InvalidRequest),
+    (SearchRequest(query="x" * 5000), InvalidRequest),
+    (SearchRequest(query="aspirin", top_k=0), InvalidRequest),
+    (SearchRequest(query="aspirin", top_k=101), InvalidRequest),
+    (SearchRequest(query="aspirin", kb_names=("bad name!",)), InvalidRequest),
+    (SearchRequest(query="aspirin", kb_names=("nosuchkb",)), NotFound),
+])
+def test_bad_input_is_a_clear_error(engine, request_, error):
+    with pytest.raises(error) as info:
+        engine.search(request_)
+    body = info.value.to_dict()["error"]
+    assert body["code"] in {"invalid_request", "not_found"} and body["message"]
+
+
+def test_reingest_is_idempotent_and_changes_replace(engine, corpus, tmp_path):
+    again = engine.ingest([corpus], kb_name="test")
+    assert again.skipped_unchanged == 6 and again.documents == 0
+    doc = tmp_path / "aspirin.md"
+    doc.write_text("# Aspirin\n\n## Use\nLow-dose aspirin for secondary prevention.\n", encoding="utf-8")
+    first = engine.ingest([doc], kb_name="test")
+    assert first.documents == 1
+    doc_id = engine.search(SearchRequest(query="secondary prevention aspirin", top_k=1)).hits[0].document_id
+    doc.write_text("# Aspirin\n\n## Use\nAspirin reduces colorectal adenoma recurrence.\n", encoding="utf-8")
+    second = engine.ingest([doc], kb_name="test")
+    assert second.replaced == 1
+    hits = engine.search(SearchRequest(query="aspirin", top_k=20, document_ids=(doc_id,))).hits
+    assert len(hits) == 1 and "colorectal" in hits[0].text
+    assert engine.lexical_for("eagle_text").chunk_ids_for_document(doc_id) == {hits[0].id}
+    assert engine.vectors.chunk_ids_for_document("eagle_text", doc_id) == {hits[0].id}
+    assert engine.ingestor.delete_document(engine.request_context(), doc_id)
+    assert engine.registry.get(doc_id) is None
+    assert engine.vectors.chunk_ids_for_document("eagle_text", doc_id) == set()
+
+
+def test_bad_files_are_reported_and_skipped(engine, tmp_path):
+    (tmp_path / "good.txt").write_text("Trastuzumab targets HER2.", encoding="utf-8")
+    (tmp_path / "bad.jsonl").write_text('{"id": "x", "text": "ok"}\n{broken', encoding="utf-8")
+    (tmp_path / "binary.txt").write_bytes(b"\xff\xfe\xfa")
+    (tmp_path / "unknown.xyz").write_text("?", encoding="utf-8")
+    locked = tmp_path / "locked.txt"
+    locked.write_text("secret", encoding="utf-8")
+    locked.chmod(0)
+    report = engine.ingest([tmp_path, tmp_path / "missing.txt"], kb_name="test")
+    errors = {Path(f.path).name: f.error for f in report.failures}
+    assert report.documents == (2 if os.geteuid() == 0 else 1)  # root can read the locked file
+    assert "invalid JSON" in errors["bad.jsonl"] and "UTF-8" in errors["binary.txt"]
+    assert "unsupported file type" in errors["unknown.xyz"] and "no such file" in errors["missing.txt"]
+    if os.geteuid() != 0:  # root can read anything
+        assert "cannot read" in errors["locked.txt"]
+    assert engine.registry.get("x") is None  # nothing of the bad JSONL was written
+
+
+def test_oversized_file_refused(tmp_path):
+    settings = load_settings(environ={}, overrides={"data_dir": str(tmp_path / "d"), "plugins": {"enabled": []},
+                                                   "ingest": {"max_file_bytes": 10}})
+    (tmp_path / "big.txt").write_text("x" * 100, encoding="utf-8")
+    with Engine(settings) as eng:
+        report = eng.ingest([tmp_path / "big.txt"])
+        assert "over the limit" in report.failures[0].error
+        empty = eng.search(SearchRequest(query="anything"))
+        assert empty.hits == () and "empty" in (empty.empty_reason or "")
+
+
+def test_pending_documents_are_invisible(engine):
+    hits = engine.search(SearchRequest(query="warfarin bleeding", top_k=1)).hits
+    doc_id = hits[0].document_id
+    engine.registry.set_status(doc_id, DocumentStatus.PENDING)
+    try:
+        assert doc_id not in ids(engine.search(SearchRequest(query="warfarin bleeding", top_k=5)))
+    finally:
+        engine.registry.set_status(doc_id, DocumentStatus.COMPLETE)
