@@ -189,6 +189,7 @@ def _register_plugin_commands() -> None:
 def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=os.environ.get("EAGLE_RAG_LOG_LEVEL", "WARNING"),
                         format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pymilvus").setLevel(logging.ERROR)
     if os.environ.get("EAGLE_RAG_TRACE_HOOKS") in {"1", "true", "yes"}:
         logging.getLogger("eagle_rag.hooks").setLevel(logging.INFO)
     try:

@@ -16,11 +16,13 @@ from eagle_rag.analysis import cjk_ratio
 from eagle_rag.context import HookContext
 from eagle_rag.hookspecs import hookimpl
 from eagle_rag.ingest.parsers import PARSERS, route_for_suffix
+from eagle_rag.retrieve.cross_rerank import cross_encoder_rerank
 from eagle_rag.types import (
     Chunk,
     ChunkClassification,
     CollectionQueryPlan,
     ExpandedQuery,
+    NodeWithScore,
     ParsedDocument,
     QueryRouteDecision,
     SearchRequest,
@@ -77,3 +79,10 @@ def eagle_classify_query(ctx: HookContext, request: SearchRequest, query: str) -
 @hookimpl(trylast=True)
 def eagle_query_dense_expand(query: str) -> ExpandedQuery:
     return ExpandedQuery(dense_query=query)
+
+
+@hookimpl(trylast=True)
+def eagle_rerank_merged(ctx: HookContext, query: str, nodes: Sequence[NodeWithScore]) -> (
+    list[NodeWithScore] | None
+):
+    return cross_encoder_rerank(ctx, query, nodes)

@@ -12,11 +12,11 @@ import copy
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from platformdirs import user_data_dir
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from eagle_rag.types import EncoderMode, HybridMode
@@ -85,8 +85,7 @@ class SearchSettings(_Block):
     min_dense_similarity: float = Field(
         0.0, ge=0.0, le=1.0, description="drop semantic-only hits below this cosine (0 = off)"
     )
-    cross_encoder: bool = Field(False, description="core Tier-2: rerank with the cross-encoder")
-    cross_encoder_weight: float = Field(1.0, ge=0.0, description="RRF weight of the CE rank")
+    cross_encoder_weight: float = Field(1.0, ge=0.0, description="RRF weight of the CE rank (mode full)")
     cross_encoder_pool: int = Field(30, ge=1, le=200, description="pairs scored by the CE")
     cross_encoder_max_tokens: int = Field(256, ge=16, le=512, description="CE passage truncation")
 
@@ -101,6 +100,45 @@ class AuditSettings(_Block):
     jsonl_path: str = Field("", description="JSONL audit file; empty = data_dir/audit.jsonl")
     ring_size: int = Field(500, ge=1, description="recent decisions kept in memory")
     redis_url: str = Field("", description="Redis URL for the audit list sink; empty = off")
+    redis_key: str = Field("eagle_rag:audit", description="Redis list the audit sink pushes to")
+    redis_max_len: int = Field(10_000, ge=1, description="the Redis list is trimmed to this length")
+    redis_timeout_s: float = Field(0.25, gt=0, le=10, description="Redis connect/read timeout (seconds)")
+    redis_retry_after_s: float = Field(
+        30.0, ge=0, description="after a Redis failure, skip the sink for this long (seconds)"
+    )
+    prometheus: bool = Field(True, description="count decisions in Prometheus counters (/metrics)")
+
+
+class ApiSettings(_Block):
+    host: str = Field("127.0.0.1", description="eagle-rag serve: bind address")
+    port: int = Field(8000, ge=1, le=65535, description="eagle-rag serve: port")
+    api_key: SecretStr = Field(
+        SecretStr(""), description="require this X-API-Key header (env EAGLE_RAG_API__API_KEY); empty = off"
+    )
+    cors_origins: list[str] = Field(
+        default_factory=list, description="CORS allowed origins; empty = CORS off"
+    )
+    max_body_bytes: int = Field(1_000_000, ge=1, description="largest request body (except uploads)")
+    max_upload_bytes: int = Field(50_000_000, ge=1, description="largest POST /ingest request body")
+    max_ids_per_request: int = Field(
+        100, ge=1, description="most ids, paths or files in one request (ingest, datasets check)"
+    )
+    health_timeout_s: float = Field(2.0, gt=0, le=60, description="time each store gets to answer /health")
+    log_format: Literal["json", "text"] = Field("json", description="eagle-rag serve log lines: json | text")
+
+
+class McpSettings(_Block):
+    transport: Literal["stdio", "http"] = Field(
+        "stdio", description="eagle-rag mcp: stdio | http (streamable HTTP)"
+    )
+    host: str = Field("127.0.0.1", description="eagle-rag mcp --transport http: bind address")
+    port: int = Field(8765, ge=1, le=65535, description="eagle-rag mcp --transport http: port")
+    default_top_k: int = Field(5, ge=1, le=50, description="hits a search tool returns by default")
+    max_top_k: int = Field(50, ge=1, le=50, description="most hits a search tool may return")
+    hit_text_chars: int = Field(1200, ge=100, description="hit text is cut to this many characters")
+    extra_namespaces: list[str] = Field(
+        default_factory=list, description="plugin tool namespaces exposed besides core and the default one"
+    )
 
 
 class Settings(BaseSettings):
@@ -119,6 +157,8 @@ class Settings(BaseSettings):
     search: SearchSettings = Field(default_factory=SearchSettings)
     plugins: PluginSettings = Field(default_factory=PluginSettings)
     audit: AuditSettings = Field(default_factory=AuditSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
 
     @field_validator("profile")
     @classmethod

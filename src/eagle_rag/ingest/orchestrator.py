@@ -193,8 +193,9 @@ class IngestOrchestrator:
                 if progress:
                     progress(done, total)
             embedded.append((collection, chunks, vecs))
-        for doc, *_ in batch:
-            self._delete_everywhere(ctx, doc.document_id)
+        for doc, _, existed, _ in batch:
+            if existed:  # a new document has nothing to replace
+                self._delete_everywhere(ctx, doc.document_id)
         for collection, chunks, vecs in embedded:
             profile = encoders.collection(collection)
             vectors.ensure_collection(collection, profile.dim, profile.extra_output_fields, profile.metric)

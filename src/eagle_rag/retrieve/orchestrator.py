@@ -62,6 +62,7 @@ class RetrieverOrchestrator:
         clock = _Clock()
         hook = self.pm.hook
         settings = ctx.settings.router
+        ctx.extra["mode"] = request.mode
         suffixes = call_hook(ctx, hook.eagle_query_assemble, [], request=request) or []
         query = " ".join([request.query, *[s for s in suffixes if s]])
         decision = call_hook(ctx, hook.eagle_classify_query, None, request=request, query=query)

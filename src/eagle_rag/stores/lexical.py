@@ -71,7 +71,8 @@ class TantivyLexicalIndex:
     """A :class:`~eagle_rag.protocols.LexicalIndex` in a tantivy index directory.
 
     ``path`` None keeps the index in memory (tests only). The writer is created on the first
-    write, so read-only users of an index do not take its lock.
+    write, so read-only users of an index do not take its lock. Opening a directory that holds
+    an index with another schema raises ValueError.
     """
 
     def __init__(self, path: Path | str | None = None, *, writer_heap_bytes: int = 64_000_000,
@@ -82,7 +83,10 @@ class TantivyLexicalIndex:
             self._index = tantivy.Index(self._schema)
         else:
             self._path.mkdir(parents=True, exist_ok=True)
-            self._index = tantivy.Index(self._schema, path=str(self._path), reuse=True)
+            try:
+                self._index = tantivy.Index(self._schema, path=str(self._path), reuse=True)
+            except ValueError as exc:
+                raise ValueError(f"cannot open the lexical index at {self._path}: {exc}") from exc
         self._heap = writer_heap_bytes
         self._threads = writer_threads
         self._writer: tantivy.IndexWriter | None = None

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pymilvus import DataType, MilvusClient
+from pymilvus import MilvusClient
 
 from eagle_rag.protocols import ScoredId, StoreFilter, Vector
 from eagle_rag.stores import milvus_schema as ms
@@ -25,7 +25,7 @@ from eagle_rag.stores.filters import build_milvus_filter, milvus_string_literal
 from eagle_rag.types import Chunk
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}")
-_SERVER_SCHEMES = ("http://", "https://", "tcp://", "grpc://", "unix:")
+_SERVER_SCHEMES = ("http://", "https://", "tcp://", "unix:")
 MAX_TOP_K = 16384
 
 
@@ -58,9 +58,10 @@ def _check_name(name: str) -> str:
 class MilvusVectorStore:
     """A :class:`~eagle_rag.protocols.VectorStore` on Milvus; connects lazily on first use.
 
-    ``uri`` is a local ``.db`` file (Milvus Lite) or ``http://host:19530`` (a server). ``db_name``
-    selects a database, created when missing (Milvus Lite supports databases too). All client
-    calls are serialised by one lock, so an instance can be shared between threads.
+    ``uri`` is a local ``.db`` file (Milvus Lite) or ``http://host:19530`` (a server). On a
+    server ``db_name`` selects a database, created when missing; Milvus Lite ignores it (one
+    file is one store; Lite would otherwise need the database created first). All client calls
+    are serialised by one lock, so an instance can be shared between threads.
     """
 
     def __init__(self, uri: str | Path, *, db_name: str = "", token: str = "",
@@ -94,13 +95,14 @@ class MilvusVectorStore:
 
     @property
     def client(self) -> MilvusClient:
-        """The connected ``MilvusClient`` (connects on first access). Use under care."""
+        """The ``MilvusClient``, connected on first access (for admin and tests: calls made
+        directly on it are not serialised by the store's lock)."""
         with self._lock:
             if self._client is None:
                 if self.is_lite:
                     Path(self._uri).parent.mkdir(parents=True, exist_ok=True)
                 client = MilvusClient(uri=self._uri, token=self._token, timeout=self._timeout)
-                if self._db_name:
+                if self._db_name and not self.is_lite:
                     if self._db_name not in client.list_databases():
                         client.create_database(self._db_name)
                     client.use_database(self._db_name)
@@ -196,48 +198,15 @@ class MilvusVectorStore:
         """Add nullable VARCHAR ``missing`` fields, filled from each row's metadata JSON.
 
         A server gets ``add_collection_field`` plus an in-place backfill; Milvus Lite (whose
-        ``add_collection_field`` is UNIMPLEMENTED) and servers without it get a copy migration.
+        ``add_collection_field`` is UNIMPLEMENTED) and servers without it get a copy migration
+        into ``<name>__v<n+1>`` and an alias swap (pause ingestion meanwhile).
         """
-        client = self.client
-        if not self.is_lite:
-            try:
-                for field in missing:
-                    client.add_collection_field(name, field, DataType.VARCHAR,
-                                                max_length=ms.EXTRA_MAX_BYTES, nullable=True)
-            except Exception as exc:
-                text = repr(exc).upper()
-                if "UNIMPLEMENTED" not in text and "NOT IMPLEMENTED" not in text:
-                    raise
-            else:
-                self._infos.pop(name, None)
-                ms.copy_rows(client, name, name, self._batch_size, missing)
-                return
-        self._migrate_by_copy(name, info, missing)
-
-    def _migrate_by_copy(self, name: str, info: _Info, missing: list[str]) -> None:
-        """Copy every row into ``<name>__v<n+1>`` with the new fields, then swap the alias.
-
-        The new fields are filled from each row's metadata JSON. Writes made by other processes
-        during the copy are not carried over: migrate while ingestion is paused.
-        """
-        client = self.client
-        match = re.fullmatch(rf"{re.escape(name)}__v(\d+)", info.physical)
-        new_physical = f"{name}__v{int(match.group(1)) + 1 if match else 2}"
-        if client.has_collection(new_physical):  # left over by an interrupted migration
-            client.drop_collection(new_physical)
-        ms.create_physical(client, new_physical, info.dim, info.metric,
-                           (*info.extra_fields, *missing))
-        copied = ms.copy_rows(client, info.physical, new_physical, self._batch_size, missing)
-        if copied != ms.count_rows(client, new_physical, ""):
-            client.drop_collection(new_physical)
-            raise RuntimeError(f"migration of {name!r} lost rows; the old collection is kept")
-        if info.physical == name:  # a plain collection, not yet behind an alias
-            client.drop_collection(name)
-            client.create_alias(new_physical, name)
-        else:
-            client.alter_alias(new_physical, name)
-            client.drop_collection(info.physical)
         self._infos.pop(name, None)
+        if not self.is_lite and ms.add_fields_online(self.client, name, missing,
+                                                     self._batch_size):
+            return
+        ms.migrate_by_copy(self.client, name, info.physical, info.dim, info.metric,
+                           (*info.extra_fields, *missing), missing, self._batch_size)
 
     # ------------------------------------------------------------------ data
 

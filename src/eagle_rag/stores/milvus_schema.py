@@ -1,4 +1,4 @@
-"""Schema, row codec and bulk helpers of :mod:`eagle_rag.stores.milvus`.
+"""Schema, row codec, bulk helpers and migrations of :mod:`eagle_rag.stores.milvus`.
 
 Field limits are in UTF-8 bytes (a Milvus server counts bytes, Milvus Lite characters; bytes
 are safe for both). Long ``text`` and ``path`` are truncated at a character boundary;
@@ -230,3 +230,52 @@ def _write(client: MilvusClient, target: str, batch: list[dict[str, Any]], upser
     else:
         client.insert(target, batch)
     return len(batch)
+
+
+def add_fields_online(client: MilvusClient, name: str, fields: Sequence[str],
+                      batch_size: int) -> bool:
+    """Add ``fields`` with ``add_collection_field`` and backfill them from the metadata JSON.
+
+    Returns False (nothing changed) when the server does not implement the call.
+    """
+    try:
+        for field in fields:
+            client.add_collection_field(name, field, DataType.VARCHAR,
+                                        max_length=EXTRA_MAX_BYTES, nullable=True)
+    except Exception as exc:
+        text = repr(exc).upper()
+        if "UNIMPLEMENTED" in text or "NOT IMPLEMENTED" in text:
+            return False
+        raise
+    copy_rows(client, name, name, batch_size, fields)
+    return True
+
+
+def migrate_by_copy(client: MilvusClient, name: str, physical: str, dim: int, metric: str,
+                    extra_fields: Sequence[str], new_fields: Sequence[str],
+                    batch_size: int) -> str:
+    """Copy ``physical`` into ``<name>__v<n+1>`` with ``extra_fields``, then point ``name`` at it.
+
+    ``new_fields`` are filled from each row's metadata JSON; the old physical collection is
+    dropped. Returns the new physical name.
+
+    Raises:
+        RuntimeError: when the copy has fewer rows than the source (the source is kept).
+    """
+    match = re.fullmatch(rf"{re.escape(name)}__v(\d+)", physical)
+    target = f"{name}__v{int(match.group(1)) + 1 if match else 2}"
+    if client.has_collection(target):  # left over by an interrupted migration
+        client.drop_collection(target)
+    create_physical(client, target, dim, metric, extra_fields)
+    copy_rows(client, physical, target, batch_size, new_fields)
+    expected, got = count_rows(client, physical, ""), count_rows(client, target, "")
+    if got != expected:
+        client.drop_collection(target)
+        raise RuntimeError(f"migration of {name!r} copied {got} of {expected} rows; kept the old one")
+    if physical == name:  # a plain collection, not yet behind an alias
+        client.drop_collection(name)
+        client.create_alias(target, name)
+    else:
+        client.alter_alias(target, name)
+        client.drop_collection(physical)
+    return target

@@ -56,7 +56,7 @@ class UtcDateTime(TypeDecorator[datetime]):
         if value is None:
             return None
         if value.tzinfo is None:
-            raise ValueError(f"naive datetime {value!r}: pass a timezone-aware datetime")
+            raise ValueError(f"{value!r} is a naive datetime: pass a timezone-aware one")
         value = value.astimezone(UTC)
         return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
 
@@ -155,6 +155,10 @@ class SqlDocumentRegistry:
         if not record.id:
             raise ValueError("document id must not be empty")
         validate_kb_name(record.kb_name)
+        for field in ("created_at", "updated_at"):
+            value = getattr(record, field)
+            if not isinstance(value, datetime) or value.utcoffset() is None:
+                raise ValueError(f"{field} {value!r} is a naive datetime: pass a timezone-aware one")
         values: dict[str, Any] = {
             "id": record.id, "kb_name": record.kb_name, "namespace": record.namespace,
             "name": record.name, "source_uri": record.source_uri, "name_key": record.name.lower(),

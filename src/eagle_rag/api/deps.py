@@ -1,0 +1,53 @@
+"""Shared route helpers: the engine of the app, the documented error responses."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from fastapi import Request
+
+from eagle_rag.api.models import ErrorResponse
+from eagle_rag.errors import InvalidRequest
+
+if TYPE_CHECKING:
+    from eagle_rag.engine import Engine
+
+
+def _err(description: str) -> dict[str, Any]:
+    return {"model": ErrorResponse, "description": description}
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: _err("bad input (a value over a configured limit, an invalid name); code invalid_request"),
+    401: _err("missing or wrong X-API-Key (only when the server sets api.api_key); code unauthorized"),
+    404: _err("unknown document, kb name or route; code not_found"),
+    413: _err("request body over api.max_body_bytes (api.max_upload_bytes for /ingest)"),
+    422: _err("the body does not match the schema; code invalid_request, details.errors lists each problem"),
+    500: _err("unexpected server error; code internal_error, never a traceback"),
+    503: _err("a store or an encoder is unavailable; code store_unavailable, encode_failed, "
+              "collection_missing"),
+}
+
+
+def get_engine(request: Request) -> Engine:
+    """The engine the app serves (set by :func:`eagle_rag.api.create_app`)."""
+    engine: Engine = request.app.state.engine
+    return engine
+
+
+def get_write_lock(request: Request) -> threading.Lock:
+    """Serialises ingest and delete: one writer at a time (the lexical index has one writer)."""
+    lock: threading.Lock = request.app.state.write_lock
+    return lock
+
+
+def request_id(request: Request) -> str:
+    return str(getattr(request.state, "request_id", ""))
+
+
+def check_plain_id(value: str, field: str) -> str:
+    """Refuse an id with a NUL byte or over 256 characters (InvalidRequest)."""
+    if not value or len(value) > 256 or "\x00" in value:
+        raise InvalidRequest(f"invalid {field} {value[:80]!r}", {"field": field})
+    return value

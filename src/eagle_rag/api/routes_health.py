@@ -1,0 +1,57 @@
+"""``GET /health``, ``GET /health/plugins`` and ``GET /metrics``."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import TYPE_CHECKING, Any
+
+from fastapi import APIRouter, Depends, Request, Response
+
+from eagle_rag import __version__
+from eagle_rag.api.deps import ERROR_RESPONSES, get_engine
+from eagle_rag.api.health import check_stores
+from eagle_rag.api.metrics import CONTENT_TYPE
+from eagle_rag.api.models import HealthModel, PluginsHealthModel
+from eagle_rag.plugin_manager import hooks_by_plugin
+
+if TYPE_CHECKING:
+    from eagle_rag.engine import Engine
+
+router = APIRouter(tags=["health"])
+RECENT_DECISIONS = 50
+
+
+@router.get("/health", response_model=HealthModel, responses=ERROR_RESPONSES,
+            summary="Liveness and the state of each store", operation_id="health")
+def health(engine: Engine = Depends(get_engine)) -> dict[str, Any]:
+    """Always 200 while the process serves: ``status`` is ``degraded`` when a store is down or slow
+    (each store gets ``api.health_timeout_s``). Public even when an API key is set."""
+    stores = check_stores(engine, engine.settings.api.health_timeout_s)
+    status = "ok" if all(s["state"] == "ok" for s in stores.values()) else "degraded"
+    return {"status": status, "version": __version__, "stores": stores}
+
+
+@router.get("/health/plugins", response_model=PluginsHealthModel, responses=ERROR_RESPONSES,
+            summary="Loaded plugins, the hooks each answers, recent decisions, audit counts",
+            operation_id="health_plugins")
+def health_plugins(engine: Engine = Depends(get_engine)) -> dict[str, Any]:
+    from eagle_rag.mcp_tools import build_tool_registry
+
+    hooks = hooks_by_plugin(engine.pm)
+    return {
+        "profile": engine.settings.profile,
+        "default_namespace": engine.settings.plugins.default_namespace,
+        "plugins": [{"name": name, "hooks": names} for name, names in sorted(hooks.items())],
+        "mcp_tools": build_tool_registry(engine).names(),
+        "recent_decisions": [json.loads(json.dumps(dataclasses.asdict(d), default=str))
+                             for d in engine.audit.ring.recent(RECENT_DECISIONS)],
+        "audit": engine.audit.stats(),
+    }
+
+
+@router.get("/metrics", responses=ERROR_RESPONSES, summary="Prometheus metrics (text exposition format)",
+            operation_id="metrics", response_class=Response,
+            response_description="Prometheus text format 0.0.4")
+def metrics(request: Request) -> Response:
+    return Response(content=request.app.state.metrics.render(), media_type=CONTENT_TYPE)
