@@ -15,11 +15,12 @@ from eagle_rag.types import DocumentStatus, MatchKind, SearchMode, SearchRequest
 pytestmark = pytest.mark.integration
 
 DOCS = {
-    "imatinib.md": "# Imatinib label\n\n## Dosage and Administration\nImatinib 400 mg once daily with a meal for "
-                   "chronic myeloid leukemia.\n\n## Warnings\nFluid retention and edema occur.\n",
+    "imatinib.md": "# Imatinib label\n\n## Dosage and Administration\nImatinib 400 mg once daily with a meal "
+                   "for chronic myeloid leukemia.\n\n## Warnings\nFluid retention and edema occur.\n",
     "warfarin.md": "# Warfarin label\n\n## Boxed Warning\nWarfarin can cause major or fatal bleeding. Monitor INR.\n",
     "gapdh.txt": "GAPDH siRNA knockdown at 20 nM with catalogue number D-001234 for 48 hours.",
-    "notes.jsonl": '{"id": "n1", "title": "Statins", "text": "Atorvastatin lowers LDL cholesterol.", "tags": ["lipids"]}\n'
+    "notes.jsonl": '{"id": "n1", "title": "Statins", "text": "Atorvastatin lowers LDL cholesterol.", '
+                   '"tags": ["lipids"]}\n'
                    '{"id": "n2", "title": "Aspirin", "text": "Aspirin irreversibly inhibits COX-1.", "tags": ["cv"]}\n',
     "zh.md": "# 二甲双胍\n\n## 不良反应\n常见胃肠道反应，如恶心、腹泻。\n",
 }

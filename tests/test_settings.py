@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,8 @@ def test_biomed_profile_overlays_default():
 
 def test_yaml_then_env_precedence(tmp_path: Path):
     f = tmp_path / "s.yaml"
-    f.write_text("router:\n  rrf_k: 30\n  hybrid_alpha: 0.7\nplugins:\n  options:\n    biomed: {encoder_mode: deterministic}\n")
+    f.write_text("router:\n  rrf_k: 30\n  hybrid_alpha: 0.7\n"
+                 "plugins:\n  options:\n    biomed: {encoder_mode: deterministic}\n")
     env = {"EAGLE_RAG_SETTINGS_FILE": str(f), "EAGLE_RAG_ROUTER__RRF_K": "15",
            "EAGLE_RAG_ROUTER__HYBRID_TEXT_COLLECTIONS": "a, b"}
     s, sources = effective_settings(environ=env)
@@ -78,7 +80,5 @@ def test_env_integers_round_trip(k):
 
 @given(st.text(max_size=20))
 def test_loader_never_crashes_with_an_untyped_error(value):
-    try:
+    with contextlib.suppress(SettingsError):
         load_settings(environ={"EAGLE_RAG_ROUTER__HYBRID_ALPHA": value})
-    except SettingsError:
-        pass

@@ -162,7 +162,8 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder")],
 
     modes = list(beir.PIPELINES) if pipeline == "all" else [parse_mode(pipeline)]
     data = beir.load_beir(directory, split, limit_queries)
-    target = data_dir or _settings().data_path / "beir" / f"{directory.resolve().name}-{beir.corpus_fingerprint(data.corpus_path)}"
+    index_name = f"{directory.resolve().name}-{beir.corpus_fingerprint(data.corpus_path)}"
+    target = data_dir or _settings().data_path / "beir" / index_name
     with _engine(data_dir=str(target)) as engine:
         with make_progress() as progress:
             task = progress.add_task(f"indexing {data.corpus_docs} documents", total=None)
@@ -215,6 +216,11 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(exc.exit_code)
         err.print(f"[red]error[/]: {type(exc).__name__}: {exc}")
         sys.exit(1)
+
+
+from eagle_rag.cli_server import register_server_commands  # noqa: E402
+
+register_server_commands(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

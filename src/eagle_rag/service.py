@@ -7,13 +7,13 @@ store is touched.
 
 from __future__ import annotations
 
-import re
 import time
 from typing import TYPE_CHECKING
 
 from eagle_rag.errors import InvalidRequest, NotFound
 from eagle_rag.protocols import StoreFilter
 from eagle_rag.retrieve.fusion import sparse_overlap_score
+from eagle_rag.stores import filters as store_filters
 from eagle_rag.types import (
     DocumentStatus,
     MatchKind,
@@ -27,15 +27,12 @@ from eagle_rag.types import (
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
 
-_KB_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
-
-
 def validate_kb_name(name: str) -> str:
     """Raise InvalidRequest unless ``name`` is 1-64 letters, digits, ``_``, ``-`` or ``.``."""
-    if not isinstance(name, str) or not _KB_NAME.match(name):
-        raise InvalidRequest(f"invalid kb name {name!r}: use 1-64 letters, digits, '_', '-' or '.'",
-                             {"field": "kb_name"})
-    return name
+    try:
+        return store_filters.validate_kb_name(name)
+    except store_filters.InvalidFilterError as exc:
+        raise InvalidRequest(f"invalid kb name {name!r}: {exc}", {"field": "kb_name"}) from exc
 
 
 def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:

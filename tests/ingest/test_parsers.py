@@ -50,7 +50,8 @@ def test_markdown_sections_carry_heading_paths(tmp_path: Path):
 
 
 def test_html_headings_and_skipped_script(tmp_path: Path):
-    html = b"<html><head><title>PV</title><script>var x=1;</script></head><body><h1>Safety</h1><p>Report events.</p><h2>Signals</h2><p>Disproportionality.</p></body></html>"
+    html = (b"<html><head><title>PV</title><script>var x=1;</script></head><body><h1>Safety</h1>"
+            b"<p>Report events.</p><h2>Signals</h2><p>Disproportionality.</p></body></html>")
     [doc] = parse_html(tmp_path / "p.html", html, "kb")
     assert doc.name == "PV"
     assert [s.path for s in doc.sections] == [("Safety",), ("Safety", "Signals")]

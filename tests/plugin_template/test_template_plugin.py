@@ -27,7 +27,8 @@ def load_template():
 
 @pytest.mark.parametrize("namespace, expected", [("example", "q (example)"), ("default", "q")])
 def test_template_answers_only_in_its_namespace(namespace, expected):
-    settings = load_settings(environ={}, overrides={"plugins": {"enabled": [], "options": {"example": {"suffix": "x"}}}})
+    plugins = {"enabled": [], "options": {"example": {"suffix": "x"}}}
+    settings = load_settings(environ={}, overrides={"plugins": plugins})
     pm = build_plugin_manager(settings, [("example", load_template())])
     ctx = HookContext(namespace=namespace, settings=settings, audit=PluginAudit())
     assert pm.hook.eagle_query_dense_expand(ctx=ctx, query="q", plan=None).dense_query == expected

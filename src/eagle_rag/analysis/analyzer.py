@@ -25,10 +25,11 @@ from functools import lru_cache
 import Stemmer
 
 _STOP_WORDS = frozenset(
-    """a an and are as at be been but by for from has have if in into is it its of on or such that the
+    """
+    a an and are as at be been but by for from has have if in into is it its of on or such that the
     their then there these they this to was were which will with we our not no can may than those
     also been being both do does did how what when where who whom why i you he she them his her
-    """.split()
+    """.split()  # noqa: SIM905 - a word list reads best as text
 )
 
 _CJK = (

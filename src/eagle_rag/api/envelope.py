@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from eagle_rag.encoders.errors import EncoderLoadError
-from eagle_rag.errors import EagleError
+from eagle_rag.errors import EagleError, InvalidRequest
+from eagle_rag.stores.filters import InvalidFilterError
 from eagle_rag.stores.milvus import CollectionNotFoundError
 
 
@@ -75,6 +76,8 @@ def as_eagle_error(exc: BaseException) -> EagleError | None:
         return EncodeFailed(str(exc)[:500])
     if isinstance(exc, CollectionNotFoundError):
         return CollectionMissing(str(exc)[:500])
+    if isinstance(exc, InvalidFilterError):
+        return InvalidRequest(str(exc)[:500], {"field": "filters"})
     return None
 
 

@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from eagle_rag.api.envelope import HTTP_STATUS_CODES, envelope_for, error_body
 from eagle_rag.encoders.errors import EncoderLoadError
 from eagle_rag.errors import EagleError
+from eagle_rag.stores.filters import InvalidFilterError
 from eagle_rag.stores.milvus import CollectionNotFoundError
 
 MAX_REPORTED_ERRORS = 20
@@ -66,5 +67,6 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(EagleError, _known)
     app.add_exception_handler(EncoderLoadError, _known)
     app.add_exception_handler(CollectionNotFoundError, _known)
+    app.add_exception_handler(InvalidFilterError, _known)
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(StarletteHTTPException, _http)

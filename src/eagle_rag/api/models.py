@@ -7,6 +7,7 @@ with 400 ``invalid_request``.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
@@ -25,8 +26,17 @@ def _plain_text(value: str) -> str:
     return value
 
 
+def _filter_value(value: str) -> str:
+    """A filter value (id, tag): plain text without any control character (tab and newline included)."""
+    _plain_text(value)
+    bad = next((c for c in value if unicodedata.category(c) == "Cc"), None)
+    if bad is not None:
+        raise ValueError(f"must not contain the control character U+{ord(bad):04X}")
+    return value
+
+
 PlainText = Annotated[str, AfterValidator(_plain_text)]
-FilterValue = Annotated[str, StringConstraints(min_length=1, max_length=256), AfterValidator(_plain_text)]
+FilterValue = Annotated[str, StringConstraints(min_length=1, max_length=256), AfterValidator(_filter_value)]
 KbName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")]
 HARD_MAX_QUERY_CHARS = 20_000
 HARD_MAX_LIST = 1000

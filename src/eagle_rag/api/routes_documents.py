@@ -12,7 +12,13 @@ from fastapi import Path as PathParam
 from eagle_rag import service
 from eagle_rag.api.deps import ERROR_RESPONSES, check_plain_id, get_engine, get_write_lock
 from eagle_rag.api.models import DeletedModel, DocumentModel, IngestReportModel
-from eagle_rag.api.uploads import remove_upload, resolve_server_paths, save_upload, uploads_root
+from eagle_rag.api.uploads import (
+    remove_upload,
+    resolve_server_paths,
+    save_upload,
+    uploads_root,
+    validate_ingest_kb,
+)
 from eagle_rag.errors import IngestError, InvalidRequest, NotFound
 
 if TYPE_CHECKING:
@@ -63,7 +69,7 @@ def ingest(
     the ingest report; when nothing at all could be ingested it is a 422 ``ingest_failed`` with
     the report in ``details``. The whole body is bounded by ``api.max_upload_bytes``.
     """
-    service.validate_kb_name(kb_name)
+    validate_ingest_kb(kb_name)
     files, paths = files or [], paths or []
     limit = engine.settings.api.max_ids_per_request
     if not files and not paths:

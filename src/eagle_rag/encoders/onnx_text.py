@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,11 @@ def available_cpus() -> int:
 
 def is_dynamically_quantized(model_path: Path) -> bool:
     """True when the ONNX graph uses ``DynamicQuantizeLinear`` (batch-dependent activation scales)."""
+    return _scan_for_dynamic_quant(str(Path(model_path).resolve()))
+
+
+@lru_cache(maxsize=64)
+def _scan_for_dynamic_quant(model_path: str) -> bool:
     marker = _DYNAMIC_QUANT_MARKER
     overlap = len(marker) - 1
     tail = b""
@@ -117,9 +123,10 @@ class OnnxModel:
         return 0
 
 
-_MODEL_CACHE: dict[tuple[str, int | None, bool], OnnxModel] = {}
+# Sessions and thread pools are keyed by process id too: neither survives a fork.
+_MODEL_CACHE: dict[tuple[int, str, int | None, bool], OnnxModel] = {}
 _TOKENIZER_CACHE: dict[tuple[str, int | None], tuple[Any, int]] = {}
-_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -131,7 +138,7 @@ def load_onnx_model(model_dir: Path, threads: int | None, per_text: bool) -> Onn
     Cached by (model path, threads, per_text).
     """
     path = (Path(model_dir) / "model.onnx").resolve()
-    key = (str(path), threads, per_text)
+    key = (os.getpid(), str(path), threads, per_text)
     with _CACHE_LOCK:
         cached = _MODEL_CACHE.get(key)
         if cached is not None:
@@ -206,11 +213,12 @@ def load_tokenizer(model_dir: Path, max_length: int | None) -> tuple[Any, int]:
 
 
 def _pool(workers: int) -> ThreadPoolExecutor:
+    key = (os.getpid(), workers)
     with _CACHE_LOCK:
-        pool = _POOLS.get(workers)
+        pool = _POOLS.get(key)
         if pool is None:
             pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="eagle-onnx")
-            _POOLS[workers] = pool
+            _POOLS[key] = pool
         return pool
 
 

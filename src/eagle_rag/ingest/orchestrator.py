@@ -135,7 +135,7 @@ class IngestOrchestrator:
                     self._rollback(ctx, doc, str(exc))
                     report.failures.append(FileFailure(doc.source_uri, f"{type(exc).__name__}: {exc}"))
                 continue
-            for doc, _, existed, items in batch:
+            for _doc, _, existed, items in batch:
                 report.documents += 1
                 report.chunks += len(items)
                 report.replaced += int(existed)

@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+
 import pluggy
 
 from eagle_rag.analysis import cjk_ratio
