@@ -1,0 +1,1 @@
+"""Eagle-RAG biomed plugin: biomedical parsers, routing, encoders, collections and chemistry."""

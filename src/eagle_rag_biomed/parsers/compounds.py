@@ -1,0 +1,150 @@
+"""Compound files with RDKit: ``.sdf``, ``.mol``, ``.mol2`` and SMILES lists (``.smi``, ``.smiles``).
+
+One document per molecule (source_type ``compound``): name, canonical SMILES, InChI, InChIKey,
+formula and descriptors in metadata, a short summary as its one section (path ``(name,)``).
+A bad record inside an otherwise good file is skipped and reported: every document of the file
+carries ``metadata["parse_warnings"]`` (``[{"record", "reason"}]``, at most 100) and
+``metadata["skipped_records"]`` (the count). A file with no valid molecule raises IngestError.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, cast
+
+from rdkit import Chem
+
+from eagle_rag.errors import IngestError
+from eagle_rag.types import ParsedDocument, Section
+from eagle_rag_biomed.molecules import (
+    describe,
+    rdkit_errors,
+    sanitize_problem,
+    summary_text,
+    without_hydrogens,
+)
+from eagle_rag_biomed.parsers.common import PARSE_WARNINGS, SkippedRecord, decode_text, document_id, one_line
+
+MAX_WARNINGS = 100
+_END = object()
+_NAME_PROPS = ("NAME", "Name", "name", "GENERIC_NAME", "COMMON_NAME", "DRUGBANK_ID", "ID", "id")
+_MAX_PROPS = 30
+_MAX_PROP_CHARS = 500
+
+Record = tuple[Chem.Mol | None, str, str, str]
+"""A parsed (unsanitised) molecule or None, its name, where it is (``line 7``) and RDKit's parse error."""
+
+
+def _documents(path: Path, kb_name: str, records: Iterable[Record]) -> list[ParsedDocument]:
+    """Sanitise and describe each record; skip and report the bad ones. Raises IngestError if none is good."""
+    good: list[tuple[int, str, dict[str, Any], dict[str, str]]] = []
+    skipped: list[SkippedRecord] = []
+    for index, (mol, name, where, error) in enumerate(records):
+        problem = (error or "unparseable molecule record") if mol is None else sanitize_problem(mol)
+        if mol is None or problem:
+            skipped.append(SkippedRecord(index, f"{where}: {problem}"))
+            continue
+        props = {k: one_line(str(v))[:_MAX_PROP_CHARS]
+                 for k, v in list(mol.GetPropsAsDict(includePrivate=False).items())[:_MAX_PROPS]}
+        good.append((index, name, describe(without_hydrogens(mol)), props))
+    if not good:
+        reasons = "; ".join(s.reason for s in skipped[:3])
+        raise IngestError(f"{path.name}: no valid molecule ({len(skipped)} bad records; {reasons})",
+                          {PARSE_WARNINGS: [s.to_dict() for s in skipped[:MAX_WARNINGS]]})
+    warnings = [s.to_dict() for s in skipped[:MAX_WARNINGS]]
+    docs: list[ParsedDocument] = []
+    for index, name, info, props in good:
+        label = name or f"{path.stem} #{index}"
+        metadata: dict[str, Any] = {"doc_type": "compound", "name": label, "record": index, **info,
+                                    "sd_properties": props, "skipped_records": len(skipped),
+                                    PARSE_WARNINGS: warnings}
+        docs.append(ParsedDocument(document_id(path, kb_name, f"m{index}"), label, f"{path}#{index}",
+                                   (Section((label,), summary_text(label, info)),),
+                                   source_type="compound", kb_name=kb_name, metadata=metadata))
+    return docs
+
+
+def _name(mol: Chem.Mol | None) -> str:
+    if mol is None:
+        return ""
+    for prop in ("_Name", *_NAME_PROPS):
+        if mol.HasProp(prop) and one_line(mol.GetProp(prop)):
+            return one_line(mol.GetProp(prop))
+    return ""
+
+
+def _first(errors: list[str]) -> str:
+    return errors[0] if errors else ""
+
+
+def _sdf_records(data: bytes) -> Iterator[Record]:
+    supplier = Chem.ForwardSDMolSupplier(io.BytesIO(data), sanitize=False, removeHs=False)
+    index = 0
+    while True:
+        with rdkit_errors() as errors:
+            item = next(supplier, _END)
+        if item is _END:
+            return
+        mol = cast("Chem.Mol | None", item)
+        yield mol, _name(mol), f"record {index}", _first(errors)
+        index += 1
+
+
+def parse_sdf(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
+    """One document per valid molecule of an SD file; bad records are skipped and reported.
+
+    Raises IngestError when no record is a valid molecule.
+    """
+    return _documents(path, kb_name, _sdf_records(data))
+
+
+def parse_mol(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
+    """One document for a MDL molfile. Raises IngestError when it is not a valid molecule."""
+    with rdkit_errors() as errors:
+        mol = Chem.MolFromMolBlock(decode_text(data, path), sanitize=False, removeHs=False)
+    return _documents(path, kb_name, [(mol, _name(mol), "molecule", _first(errors))])
+
+
+def parse_mol2(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
+    """One document per ``@<TRIPOS>MOLECULE`` block of a Tripos mol2 file.
+
+    Raises IngestError when there is no such block or none is a valid molecule.
+    """
+    text = decode_text(data, path)
+    marker = "@<TRIPOS>MOLECULE"
+    blocks = [marker + part for part in text.split(marker)[1:]]
+    if not blocks:
+        raise IngestError(f"{path.name}: not a mol2 file (no {marker} record)")
+    records: list[Record] = []
+    for index, block in enumerate(blocks):
+        with rdkit_errors() as errors:
+            mol = Chem.MolFromMol2Block(block, sanitize=False, removeHs=False)
+        title = block.splitlines()[1] if len(block.splitlines()) > 1 else ""
+        records.append((mol, _name(mol) or one_line(title), f"molecule {index}", _first(errors)))
+    return _documents(path, kb_name, records)
+
+
+def _smiles_records(text: str) -> Iterator[Record]:
+    first_data = True
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        parts = line.split(None, 1)
+        if not parts or parts[0].startswith("#"):
+            continue
+        if first_data and parts[0].lower() in {"smiles", "smi", "canonical_smiles", "structure"}:
+            first_data = False
+            continue
+        first_data = False
+        with rdkit_errors() as errors:
+            mol = Chem.MolFromSmiles(parts[0], sanitize=False)
+        yield mol, one_line(parts[1]) if len(parts) > 1 else "", f"line {lineno}", _first(errors)
+
+
+def parse_smiles_list(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
+    """One document per valid line ``SMILES [whitespace name]`` (``#`` comments and a header skipped).
+
+    Invalid lines are skipped and reported with their line number. Raises IngestError
+    when no line is a valid molecule.
+    """
+    return _documents(path, kb_name, _smiles_records(decode_text(data, path)))
