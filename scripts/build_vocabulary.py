@@ -15,9 +15,9 @@ import argparse
 import time
 from pathlib import Path
 
-from eagle_rag_biomed.ontology.build.compile import compile_vocabulary, to_gzip_bytes
-from eagle_rag_biomed.ontology.build.notice import render_notice
 from eagle_rag_biomed.ontology.common_words import load_common_words
+from eagle_rag_biomed.ontology.compiler.merge import compile_vocabulary, to_gzip_bytes
+from eagle_rag_biomed.ontology.compiler.notice import render_notice
 from eagle_rag_biomed.ontology.vocabulary import NOTICE_FILE, VOCABULARY_FILE
 
 REPO = Path(__file__).resolve().parents[1]

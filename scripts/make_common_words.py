@@ -14,7 +14,7 @@ import argparse
 from collections.abc import Iterator
 from pathlib import Path
 
-from eagle_rag_biomed.ontology.build import sources
+from eagle_rag_biomed.ontology.compiler import sources
 from eagle_rag_biomed.ontology.rules import load_routing_rules
 
 REPO = Path(__file__).resolve().parents[1]

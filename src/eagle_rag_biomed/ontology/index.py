@@ -61,6 +61,7 @@ class Entity:
     digit_suffix: bool = False
     keys: list[str] = field(default_factory=list, repr=False)
     curated_forms: int = 0  # canonical + curated aliases; later aliases were absorbed or merged
+    match_canonical: bool = True  # False for a compiled canonical name that is a common word ("Water")
 
     def __post_init__(self) -> None:
         if not self.keys:
@@ -119,21 +120,23 @@ class OntologyIndex:
         self.keys: list[str] = []
         self._refs: list[list[int]] = []  # per slot: entity index << 16 | form position
         self._cache: dict[int, list[Candidate]] = {}
+        slots, keys, refs = self.slots, self.keys, self._refs
         for index, entity in enumerate(entities):
             base = index << 16
             for position, key in enumerate(entity.keys):
-                self._add(key, base | position)
-                if "-" in key and (variant := _LETTER_HYPHEN.sub(" ", key)) != key:
-                    self._add(variant, base | position)
-
-    def _add(self, key: str, ref: int) -> None:
-        slot = self.slots.get(key)
-        if slot is None:
-            self.slots[key] = len(self.keys)
-            self.keys.append(key)
-            self._refs.append([ref])
-        else:
-            self._refs[slot].append(ref)
+                if position == 0 and not entity.match_canonical:
+                    continue
+                variants: tuple[str, ...] = (key,)
+                if "-" in key and (spaced := _LETTER_HYPHEN.sub(" ", key)) != key:
+                    variants = (key, spaced)
+                for variant in variants:
+                    slot = slots.get(variant)
+                    if slot is None:
+                        slots[variant] = len(keys)
+                        keys.append(variant)
+                        refs.append([base | position])
+                    else:
+                        refs[slot].append(base | position)
 
     def candidates(self, slot: int) -> list[Candidate]:
         """Candidates of a surface slot, best first, one per entity."""
@@ -189,16 +192,16 @@ def build_entities(rules: RoutingRules, vocabulary: Iterable[VocabularyEntry],
     for entry in vocabulary:
         if entry.type not in types:
             raise ValueError(f"vocabulary entry {entry.canonical!r}: unknown type {entry.type!r}")
-        owner = curated_by_key.get(normalize_key(entry.canonical))
+        owner = curated_by_key.get(fast_key(entry.canonical))
         if owner is not None and entry.type in COMPATIBLE.get(owner.type, set()):
-            for id_name, value in entry.ids.items():
-                owner.ids.setdefault(id_name, value)
+            owner.ids = {**entry.ids, **owner.ids}
             owner.cui = owner.cui or entry.ids.get("cui", "")
-            for synonym in (entry.canonical, *entry.synonyms):
+            for synonym in (entry.synonyms if entry.nomatch else (entry.canonical, *entry.synonyms)):
                 owner.add_alias(synonym)
             continue
         entities.append(Entity(entry.canonical, types[entry.type], "compiled", entry.ids.get("cui", ""),
-                               aliases=list(entry.synonyms), ids=dict(entry.ids),
+                               aliases=list(entry.synonyms), ids=entry.ids,  # ids: copied on write
+                               match_canonical=not entry.nomatch,
                                keys=[fast_key(s) for s in (entry.canonical, *entry.synonyms)]))
     _merge_umls(entities, umls)
     return entities
@@ -220,6 +223,6 @@ def _merge_umls(entities: list[Entity], umls: Mapping[str, UmlsConcept]) -> None
             target = Entity(concept.canonical, EntityType.CONCEPT, "umls", concept.cui)
             entities.append(target)
         target.cui = target.cui or concept.cui
-        target.ids.setdefault("cui", concept.cui)
+        target.ids = {"cui": concept.cui, **target.ids}  # a new dict: compiled ids are shared
         for alias in concept.aliases:
             target.add_alias(alias)

@@ -134,41 +134,52 @@ def resolve_entity(name: str) -> dict[str, Any]:
     return _entity_dict(name, get_ontology().index.resolve(name))
 
 
+def _loose(key: str) -> str:
+    """A key with hyphens as spaces, so that "non-small-cell" and "non-small cell" count as one."""
+    return key.replace("-", " ")
+
+
 def _expansion_aliases(entity: Entity, seen: set[str]) -> list[str]:
-    """Up to two aliases not yet seen; compiled spelling variants of the canonical are skipped."""
-    stem = normalize_key(entity.canonical)
+    """Up to two names not yet seen: the canonical name (when the text used another), then aliases.
+
+    Compiled variants of the canonical name ("Imatinibum", "Imatinib Mesylate") are skipped;
+    curated aliases never are.
+    """
+    stem = entity.keys[0]
     picked: list[str] = []
-    for alias in entity.aliases:
-        key = normalize_key(alias)
+    for position, (name, key) in enumerate(zip((entity.canonical, *entity.aliases), entity.keys, strict=True)):
         if len(picked) == 2:
             break
-        if key in seen or len(alias) > MAX_EXPANSION_ALIAS:
+        loose = _loose(key)
+        if loose in seen or len(name) > MAX_EXPANSION_ALIAS:
             continue
-        if entity.source != "curated" and (stem in key or key in stem):
+        if position > 0 and position >= entity.curated_forms and (stem in key or key in stem):
             continue
-        picked.append(alias)
+        seen.add(loose)
+        picked.append(name)
     return picked
 
 
 def expand_query_with_entities(query: str, limit: int = EXPANSION_LIMIT) -> list[str]:
-    """Expansion terms: per entity, in order of first appearance, 2 aliases then 1 pathway.
+    """Expansion terms: per entity, in order of first appearance, 2 names then 1 pathway.
 
-    Terms already in the query (the matched text) or already added are skipped; keywords add
-    nothing; the list is truncated to ``limit``.
+    The 2 names are the canonical name when the query used another one ("Gleevec" -> "imatinib"),
+    then the aliases in their curated order. Terms already in the query (the matched text) or
+    already added are skipped; keywords add nothing; the list is truncated to ``limit``.
     """
     matches = [m for m in match_entities(query) if m.type is not EntityType.KEYWORD]
-    seen = {normalize_key(m.text) for m in matches} | {normalize_key(m.canonical) for m in matches}
+    seen = {_loose(normalize_key(m.text)) for m in matches}
     terms: list[str] = []
     done: set[int] = set()
     for match in matches:
         if id(match.entity) in done:
             continue
         done.add(id(match.entity))
-        for term in (*_expansion_aliases(match.entity, seen), *match.entity.pathways[:1]):
-            key = normalize_key(term)
-            if key not in seen:
+        terms.extend(_expansion_aliases(match.entity, seen))
+        for pathway in match.entity.pathways[:1]:
+            if (key := _loose(normalize_key(pathway))) not in seen:
                 seen.add(key)
-                terms.append(term)
+                terms.append(pathway)
     return terms[:max(limit, 0)]
 
 

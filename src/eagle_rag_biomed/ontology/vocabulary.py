@@ -25,6 +25,7 @@ class VocabularyEntry(NamedTuple):
     type: str
     ids: dict[str, str]
     synonyms: Sequence[str]
+    nomatch: bool = False  # the canonical name is a common word: resolvable only through synonyms
 
 
 def parse_vocabulary(document: Any) -> tuple[VocabularyEntry, ...]:
@@ -33,7 +34,8 @@ def parse_vocabulary(document: Any) -> tuple[VocabularyEntry, ...]:
         raise VocabularyError("vocabulary: expected an object with an 'entries' list")
     try:
         return tuple(
-            VocabularyEntry(item["canonical"], item["type"], item.get("ids") or {}, item.get("synonyms") or ())
+            VocabularyEntry(item["canonical"], item["type"], item.get("ids") or {}, item.get("synonyms") or (),
+                            bool(item.get("nomatch", False)))
             for item in document["entries"]
         )
     except (KeyError, TypeError) as exc:

@@ -68,7 +68,7 @@ def test_resolve_entity_by_alias_and_unknown() -> None:
                        "related_drugs": [], "type": "", "source": "", "ids": {}}
 
 
-def test_expansion_order_two_aliases_one_pathway_per_entity() -> None:
+def test_expansion_order_two_names_one_pathway_per_entity() -> None:
     terms = expand_query_with_entities("capmatinib for MET amplification")
     capmatinib = resolve_entity("capmatinib")
     met = resolve_entity("MET")
@@ -77,8 +77,8 @@ def test_expansion_order_two_aliases_one_pathway_per_entity() -> None:
 
 
 def test_expansion_skips_terms_already_in_the_query_and_truncates() -> None:
-    terms = expand_query_with_entities("Gleevec")
-    assert "Gleevec" not in terms and terms[:2] == ["Glivec", "STI571"]
+    assert expand_query_with_entities("Gleevec")[:2] == ["imatinib", "Glivec"]  # canonical first
+    assert expand_query_with_entities("imatinib")[:2] == ["Gleevec", "Glivec"]
     long_query = "imatinib dasatinib nilotinib gefitinib erlotinib osimertinib capmatinib tepotinib"
     assert len(expand_query_with_entities(long_query)) == 12
     assert len(expand_query_with_entities(long_query, limit=5)) == 5
@@ -105,3 +105,18 @@ def test_name_to_smiles_through_aliases() -> None:
 
 def test_the_process_wide_ontology_is_built_once() -> None:
     assert umls.get_ontology() is umls.get_ontology()
+
+
+def test_compiled_spelling_variants_are_not_expansions() -> None:
+    terms = expand_query_with_entities("tepotinib")
+    assert terms[0] == "Tepmetko" and terms[-1] == "MAPK"
+    assert all("tepotinib" not in term.lower() for term in terms)
+    assert expand_query_with_entities("paracetamol")[0] == "Acetaminophen"
+
+
+def test_package_exports_match_the_lazy_table() -> None:
+    import eagle_rag_biomed.ontology as ontology
+
+    assert sorted(ontology.__all__) == sorted(ontology._EXPORTS)
+    with pytest.raises(AttributeError):
+        ontology.no_such_name  # noqa: B018
