@@ -63,6 +63,16 @@ def eagle_embed_text(ctx: HookContext, encoder: str, texts: Sequence[str], kind:
 
 
 @hookimpl(trylast=True)
+def eagle_embed_visual(ctx: HookContext, encoder: str, images: Sequence[bytes]) -> list[list[float]]:
+    """The registry's encoder for ``encoder`` embeds the images (it must have ``encode_images``)."""
+    enc: Any = ctx.services["encoders"].get_encoder(encoder)
+    encode_images = getattr(enc, "encode_images", None)
+    if encode_images is None:
+        raise ValueError(f"encoder {encoder!r} ({type(enc).__name__}) cannot embed images")
+    return list(encode_images(images))
+
+
+@hookimpl(trylast=True)
 def eagle_classify_query(ctx: HookContext, request: SearchRequest, query: str) -> QueryRouteDecision:
     top_k = ctx.settings.router.collection_recall_top_k
     ratio = cjk_ratio(query)

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.audit import JsonlSink, PluginAudit
+from eagle_rag.audit_sinks import build_audit
 from eagle_rag.context import HookContext
 from eagle_rag.encoders.factory import default_registry
 from eagle_rag.encoders.registry import EncoderRegistry
@@ -38,8 +38,7 @@ class Engine:
         self.settings = settings or load_settings()
         self.settings.data_path.mkdir(parents=True, exist_ok=True)
         self.pm = build_plugin_manager(self.settings, extra_plugins)
-        audit_path = Path(self.settings.audit.jsonl_path or self.settings.data_path / "audit.jsonl")
-        self.audit = PluginAudit([JsonlSink(audit_path)])
+        self.audit = build_audit(self.settings)
         self.encoders = build_encoders(self.settings)
         self.registry = SqlDocumentRegistry(self.settings.registry_url)
         self.vectors = MilvusVectorStore(self.settings.milvus_uri, db_name=self.settings.milvus.db_name)

@@ -77,8 +77,9 @@ def eagle_mcp_tools(engine: Any) -> list[Any] | None:
 def eagle_ingest_route_selector(ctx: HookContext, path: Path, suffix: str) -> str | None:
     """Name the parser route for a source file (INGEST_ROUTE_SELECTORS).
 
-    Return a route name such as ``"markdown"`` or None for "not mine".
-    Stops at the first non-None result.
+    Return a route name such as ``"markdown"`` or None for "not mine". The route ``"skip"`` tells
+    the orchestrator to ignore the file silently (not parsed, not a failure; counted in the report's
+    ``skipped_files``), e.g. the caption sidecar of an image. Stops at the first non-None result.
     """
 
 
@@ -105,18 +106,28 @@ def eagle_chunk_enrich(ctx: HookContext, document: ParsedDocument, chunks: Seque
 
 
 @hookspec(firstresult=True)
-def eagle_classify_chunk(ctx: HookContext, chunk: Chunk) -> ChunkClassification | None:
+def eagle_classify_chunk(ctx: HookContext, chunk: Chunk) -> (
+    ChunkClassification | Sequence[ChunkClassification] | None
+):
     """Choose the collection, encoder label and chunk type of a text chunk (CLASSIFY_CHUNK).
 
-    Return None for "not mine". Stops at the first non-None result.
+    Also asked for image chunks that no CLASSIFY_VISUAL implementation claimed. Return None for
+    "not mine", one :class:`ChunkClassification`, or a sequence of them to write the chunk to several
+    collections; of those sharing a non-empty ``exclusive_group`` only the first is kept.
+    Stops at the first non-None result.
     """
 
 
 @hookspec(firstresult=True)
-def eagle_classify_visual(ctx: HookContext, chunk: Chunk) -> ChunkClassification | None:
+def eagle_classify_visual(ctx: HookContext, chunk: Chunk) -> (
+    ChunkClassification | Sequence[ChunkClassification] | None
+):
     """Choose the collection and encoder of an image chunk (CLASSIFY_VISUAL).
 
-    Return None for "not mine". Stops at the first non-None result.
+    The ingest orchestrator asks this hook first for chunks whose ``source_type`` is image, dicom or
+    nifti (or whose ``chunk_type`` is image / medical_image), then CLASSIFY_CHUNK when it gets None.
+    Return None for "not mine", one classification or a sequence (as for CLASSIFY_CHUNK).
+    Stops at the first non-None result.
     """
 
 
@@ -136,7 +147,10 @@ def eagle_embed_visual(ctx: HookContext, encoder: str, images: Sequence[bytes]) 
 ):
     """Embed images with the encoder label ``encoder`` (EMBED_VISUAL).
 
-    Return None when the label is not this plugin's. Stops at the first non-None result.
+    Called at ingest for encoder labels of modality ``visual``; ``images`` are the bytes of the files
+    named by the chunks' ``metadata["image_path"]`` (PNG, JPEG, TIFF, DICOM, NIfTI ...). Return None
+    when the label is not this plugin's; the core default asks the registry's encoder for
+    ``encode_images``. Stops at the first non-None result.
     """
 
 

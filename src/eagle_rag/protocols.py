@@ -48,6 +48,16 @@ class TextEncoder(Protocol):
 
 
 @runtime_checkable
+class ImageEncoder(Protocol):
+    """Turns image file bytes into L2-normalised vectors of a fixed dimension (visual encoder labels)."""
+
+    name: str
+    dim: int
+
+    def encode_images(self, images: Sequence[bytes]) -> list[Vector]: ...
+
+
+@runtime_checkable
 class CrossEncoder(Protocol):
     """Scores (query, passage) pairs; higher is more relevant. Raw logits, not normalised."""
 

@@ -54,7 +54,8 @@ def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:
             raise InvalidRequest(f"{name} has {len(values)} values; the limit is {limits.max_filter_values}",
                                  {"field": name})
         for value in values:
-            if not isinstance(value, str) or not value or len(value) > 256 or "\x00" in value:
+            if (not isinstance(value, str) or not value or len(value) > 256
+                    or any(ord(c) < 32 or ord(c) == 127 for c in value)):
                 raise InvalidRequest(f"invalid value in {name}: {value!r}", {"field": name})
     for kb in request.kb_names:
         validate_kb_name(kb)

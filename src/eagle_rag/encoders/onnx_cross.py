@@ -76,9 +76,7 @@ class OnnxCrossEncoder:
             if self._model is not None:
                 return self
             if not self.model_dir.is_dir():
-                raise EncoderLoadError(
-                    f"cross-encoder {self.name!r}: directory {self.model_dir} does not exist"
-                )
+                raise EncoderLoadError(f"cross-encoder {self.name!r}: directory {self.model_dir} does not exist")
             onnx_path = self.model_dir / "model.onnx"
             per_text = self.batch_invariant
             if per_text is None:
@@ -100,9 +98,7 @@ class OnnxCrossEncoder:
         model = self._model
         assert model is not None
         feeds = feeds_for(encodings, self._pad_id, model.input_names)
-        logits = np.asarray(
-            model.session.run([model.output_names[self._out_index]], feeds)[0], dtype=np.float32
-        )
+        logits = np.asarray(model.session.run([model.output_names[self._out_index]], feeds)[0], dtype=np.float32)
         if logits.ndim == 2:
             logits = logits[:, 0] if logits.shape[1] == 1 else logits[:, -1]
         return logits.reshape(-1)
@@ -142,6 +138,4 @@ def bundled_minilm_reranker(
     name: str = "minilm-rerank", threads: int | None = None, max_passage_tokens: int | None = None
 ) -> OnnxCrossEncoder:
     """The bundled ms-marco-MiniLM-L-12-v2 INT8 cross-encoder."""
-    return OnnxCrossEncoder(
-        default_minilm_reranker_dir(), name, max_passage_tokens=max_passage_tokens, threads=threads
-    )
+    return OnnxCrossEncoder(default_minilm_reranker_dir(), name, max_passage_tokens=max_passage_tokens, threads=threads)

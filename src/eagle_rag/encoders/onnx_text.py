@@ -155,8 +155,11 @@ def load_onnx_model(model_dir: Path, threads: int | None, per_text: bool) -> Onn
         opts.inter_op_num_threads = 1
         if per_text:
             opts.intra_op_num_threads = 1
-        elif threads:
-            opts.intra_op_num_threads = threads
+        else:
+            if threads:
+                opts.intra_op_num_threads = threads
+            # spinning intra-op threads lose ~20% when the CPUs are shared (measured on 2 busy cores)
+            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         except Exception as exc:
@@ -357,9 +360,7 @@ class OnnxTextEncoder:
             if self._model is not None:
                 return self
             if not self.model_dir.is_dir():
-                raise EncoderLoadError(
-                    f"encoder {self.name!r}: model directory {self.model_dir} does not exist"
-                )
+                raise EncoderLoadError(f"encoder {self.name!r}: model directory {self.model_dir} does not exist")
             onnx_path = self.model_dir / "model.onnx"
             per_text = self.batch_invariant
             if per_text is None:
@@ -367,9 +368,7 @@ class OnnxTextEncoder:
             model = load_onnx_model(self.model_dir, self.threads, per_text)
             tokenizer, pad_id = load_tokenizer(self.model_dir, self.max_length)
             if "input_ids" not in model.input_names:
-                raise EncoderLoadError(
-                    f"{model.path}: no 'input_ids' input (inputs: {sorted(model.input_names)})"
-                )
+                raise EncoderLoadError(f"{model.path}: no 'input_ids' input (inputs: {sorted(model.input_names)})")
             out_index = model.output_index(("sentence_embedding", "last_hidden_state", "token_embeddings"))
             width = model.output_shapes[out_index][-1] if model.output_shapes[out_index] else None
             if isinstance(width, int):
@@ -427,15 +426,22 @@ class OnnxTextEncoder:
 
 
 def bundled_bge_small(
-    name: str = "bge-small", threads: int | None = None, batch_size: int = 32
+    name: str = "bge-small",
+    threads: int | None = None,
+    batch_size: int = 32,
+    query_instruction: str = BGE_QUERY_INSTRUCTION,
 ) -> OnnxTextEncoder:
-    """The bundled bge-small-en-v1.5 INT8 encoder: CLS pooling, 384-d, query instruction on queries."""
+    """The bundled bge-small-en-v1.5 INT8 encoder: CLS pooling, 384-d, instruction on queries.
+
+    On SciFact test (claims as queries) nDCG@10 is .706 with the instruction and .713 without; pass
+    ``query_instruction=""`` to drop it.
+    """
     return OnnxTextEncoder(
         default_bge_small_dir(),
         name,
         max_length=512,
         batch_size=batch_size,
-        query_instruction=BGE_QUERY_INSTRUCTION,
+        query_instruction=query_instruction,
         pooling="cls",
         threads=threads,
         dim=384,

@@ -4,6 +4,13 @@ A document is marked ``complete`` in the registry only after every store has it;
 complete documents only, so a crash mid-ingest never leaves a half-visible document. Unchanged
 content (same hash) is skipped; changed content replaces the old chunks. A bad file is reported
 and skipped while the others go on. Embedding runs in batches across documents.
+
+A route selector may answer :data:`SKIP_ROUTE` (``"skip"``): the file is ignored silently (e.g. the
+caption sidecar of an image). When ``ingest.allowed_roots`` is set, every file (symlinks resolved)
+must lie inside one of them or the engine's upload folder. Records a parser skipped inside a good
+file (``metadata["parse_warnings"]``: ``[{"record", "reason"}]``) are reported per file as warnings.
+Classification and embedding dispatch (image chunks, exclusive groups) live in
+:mod:`eagle_rag.ingest.dispatch`.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,7 +30,9 @@ import pluggy
 from eagle_rag.context import HookContext
 from eagle_rag.errors import IngestError
 from eagle_rag.ingest.chunker import chunk_document
-from eagle_rag.ingest.sources import iter_source_files, read_source
+from eagle_rag.ingest.dispatch import check_decision, classify, embed, embed_input
+from eagle_rag.ingest.report import FileFailure, IngestReport, parse_warnings
+from eagle_rag.ingest.sources import allowed_ingest_roots, check_inside_roots, iter_source_files, read_source
 from eagle_rag.protocols import DocumentRecord
 from eagle_rag.retrieve.safe_hooks import call_hook
 from eagle_rag.types import Chunk, ChunkClassification, DocumentStatus, ParsedDocument
@@ -32,28 +41,9 @@ log = logging.getLogger(__name__)
 ProgressFn = Callable[[int, int], None]
 DOCS_PER_BATCH = 256
 _PROTECTED = ("id", "text", "path", "document_id", "ordinal")
-
-
-@dataclass
-class FileFailure:
-    path: str
-    error: str
-
-
-@dataclass
-class IngestReport:
-    files: int = 0
-    documents: int = 0
-    chunks: int = 0
-    skipped_unchanged: int = 0
-    replaced: int = 0
-    failures: list[FileFailure] = field(default_factory=list)
-    seconds: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"files": self.files, "documents": self.documents, "chunks": self.chunks,
-                "skipped_unchanged": self.skipped_unchanged, "replaced": self.replaced,
-                "failures": [f.__dict__ for f in self.failures], "seconds": round(self.seconds, 3)}
+SKIP_ROUTE = "skip"
+__all__ = ["SKIP_ROUTE", "FileFailure", "IngestOrchestrator", "IngestReport", "collection_names",
+           "content_hash", "embed_input"]
 
 
 def content_hash(doc: ParsedDocument) -> str:
@@ -75,12 +65,18 @@ class IngestOrchestrator:
 
     # ------------------------------------------------------------------ files -> documents
     def parse_file(self, ctx: HookContext, path: Path, kb_name: str) -> list[ParsedDocument]:
-        """Parse one file through INGEST_ROUTE_SELECTORS and PARSE. Raises IngestError."""
-        data = read_source(path, ctx.settings.ingest.max_file_bytes)
+        """Parse one file through INGEST_ROUTE_SELECTORS and PARSE. Raises IngestError.
+
+        Returns an empty list for a file whose route is :data:`SKIP_ROUTE`.
+        """
+        check_inside_roots(path, allowed_ingest_roots(ctx.settings.ingest.allowed_roots, ctx.settings.data_path))
         route = call_hook(ctx, self.pm.hook.eagle_ingest_route_selector, None, path=path,
                           suffix=path.suffix.lower())
+        if route == SKIP_ROUTE:
+            return []
         if route is None:
             raise IngestError(f"{path.name}: unsupported file type {path.suffix or '(none)'!r}")
+        data = read_source(path, ctx.settings.ingest.max_file_bytes)
         docs = self.pm.hook.eagle_parse(ctx=ctx, path=path, route=route, data=data, kb_name=kb_name)
         if not docs:
             raise IngestError(f"{path.name}: no parser for route {route!r}")
@@ -91,16 +87,31 @@ class IngestOrchestrator:
         """Ingest files and folders (recursively). Returns what happened, failures included."""
         started = time.perf_counter()
         report = IngestReport()
-        files, missing = iter_source_files(paths)
+        roots = allowed_ingest_roots(ctx.settings.ingest.allowed_roots, ctx.settings.data_path)
+        inside: list[Path] = []
+        for given in paths:
+            try:
+                check_inside_roots(given, roots)
+                inside.append(given)
+            except IngestError as exc:
+                report.failures.append(FileFailure(str(given), exc.message))
+        files, missing = iter_source_files(inside)
         report.failures.extend(FileFailure(str(p), "no such file or directory") for p in missing)
         docs: list[ParsedDocument] = []
         for path in files:
-            report.files += 1
             try:
-                docs.extend(self.parse_file(ctx, path, kb_name))
+                parsed = self.parse_file(ctx, path, kb_name)
             except IngestError as exc:
+                report.files += 1
                 report.failures.append(FileFailure(str(path), exc.message))
                 ctx.log_decision("ingest_file_failed", summary=exc.message, path=str(path))
+                continue
+            if not parsed:
+                report.skipped_files += 1
+                continue
+            report.files += 1
+            report.warnings.extend(parse_warnings(path, parsed))
+            docs.extend(parsed)
         self.ingest_documents(ctx, docs, report, progress)
         report.seconds = time.perf_counter() - started
         return report
@@ -137,7 +148,7 @@ class IngestOrchestrator:
                 continue
             for _doc, _, existed, items in batch:
                 report.documents += 1
-                report.chunks += len(items)
+                report.chunks += _count(items)
                 report.replaced += int(existed)
         return report
 
@@ -149,11 +160,12 @@ class IngestOrchestrator:
         chunks = self._enrich(ctx, doc, chunks)
         out = []
         for chunk in chunks:
-            decision = call_hook(ctx, self.pm.hook.eagle_classify_chunk, None, chunk=chunk)
-            if decision is None:
+            decisions = classify(ctx, self.pm, chunk)
+            if not decisions:
                 raise IngestError(f"{doc.name}: no plugin classified chunk {chunk.id}")
-            ctx.services["encoders"].validate_plan(decision.collection, decision.encoder)
-            out.append((replace(chunk, chunk_type=decision.chunk_type), decision))
+            for decision in decisions:
+                check_decision(ctx, chunk, decision, doc.name)
+                out.append((replace(chunk, chunk_type=decision.chunk_type), decision))
         return out
 
     def _enrich(self, ctx: HookContext, doc: ParsedDocument, chunks: list[Chunk]) -> list[Chunk]:
@@ -174,7 +186,7 @@ class IngestOrchestrator:
         for doc, digest, _, items in batch:
             registry.upsert(DocumentRecord(
                 id=doc.document_id, kb_name=doc.kb_name, name=doc.name, source_uri=doc.source_uri,
-                content_hash=digest, status=DocumentStatus.PENDING, chunk_count=len(items),
+                content_hash=digest, status=DocumentStatus.PENDING, chunk_count=_count(items),
                 tags=doc.tags, namespace=ctx.namespace, created_at=now, updated_at=now))
             for chunk, decision in items:
                 groups[(decision.collection, decision.encoder)].append(chunk)
@@ -184,11 +196,7 @@ class IngestOrchestrator:
             step = ctx.settings.encoders.batch_size
             for i in range(0, len(chunks), step):
                 part = chunks[i:i + step]
-                out = call_hook(ctx, self.pm.hook.eagle_embed_text, None, encoder=encoder,
-                                texts=[embed_input(c) for c in part], kind="passage")
-                if out is None or len(out) != len(part):
-                    raise RuntimeError(f"encoder {encoder!r} returned no vectors")
-                vecs.extend(out)
+                vecs.extend(embed(ctx, self.pm, encoder, part))
                 done += len(part)
                 if progress:
                     progress(done, total)
@@ -207,7 +215,7 @@ class IngestOrchestrator:
         for collection, _, _ in embedded:
             services["lexical_for"](collection).commit()
         for doc, _, _, items in batch:
-            registry.set_status(doc.document_id, DocumentStatus.COMPLETE, chunk_count=len(items))
+            registry.set_status(doc.document_id, DocumentStatus.COMPLETE, chunk_count=_count(items))
         return done
 
     def _delete_everywhere(self, ctx: HookContext, document_id: str) -> None:
@@ -240,10 +248,6 @@ def collection_names(ctx: HookContext) -> list[str]:
     return [profile.name for profile in ctx.services["encoders"].collections()]
 
 
-def embed_input(chunk: Chunk) -> str:
-    """The text an encoder sees for a chunk: the document name, when the text lacks it, then the text."""
-    name = str(chunk.metadata.get("document_name", ""))
-    if name and name not in chunk.text[:300]:
-        return f"{name}\n{chunk.text}"
-    return chunk.text
-
+def _count(items: Sequence[tuple[Chunk, ChunkClassification]]) -> int:
+    """Distinct chunks of a document (a chunk written to two collections counts once)."""
+    return len({chunk.id for chunk, _ in items})

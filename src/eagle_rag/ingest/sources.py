@@ -38,3 +38,30 @@ def read_source(path: Path, max_bytes: int) -> bytes:
         return path.read_bytes()
     except OSError as exc:
         raise IngestError(f"{path.name}: cannot read ({exc.strerror})") from exc
+
+
+UPLOADS_DIR = "uploads"
+"""Folder under ``data_dir`` where the HTTP API stores uploads (same value as ``eagle_rag.api.uploads``)."""
+
+
+def allowed_ingest_roots(allowed_roots: Sequence[str], data_path: Path) -> list[Path]:
+    """The resolved folders ingest may read from; empty when ``ingest.allowed_roots`` is unset (no limit).
+
+    When roots are configured, the engine's own upload folder (``data_dir/uploads``) is allowed too.
+    """
+    if not allowed_roots:
+        return []
+    return [Path(r).expanduser().resolve() for r in allowed_roots] + [(data_path / UPLOADS_DIR).resolve()]
+
+
+def check_inside_roots(path: Path, roots: Sequence[Path]) -> None:
+    """Raise IngestError when ``path`` (symlinks and ``..`` resolved) lies outside every root.
+
+    Does nothing when ``roots`` is empty. The message names the path as given, never where it resolves.
+    """
+    if not roots:
+        return
+    resolved = Path(path).expanduser().resolve()
+    if not any(resolved == root or resolved.is_relative_to(root) for root in roots):
+        raise IngestError(f"{Path(path).name}: path is outside the allowed ingest roots",
+                          {"path": str(path)})

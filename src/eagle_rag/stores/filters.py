@@ -49,6 +49,8 @@ def validate_kb_name(name: str) -> str:
             f"kb name {name!r} contains {''.join(bad)!r}; only letters, digits, '_', '-' and '.' "
             "are allowed"
         )
+    if not name.strip("."):
+        raise InvalidFilterError(f"kb name {name!r} must contain a letter, digit, '_' or '-'")
     return name
 
 

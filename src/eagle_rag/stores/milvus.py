@@ -304,4 +304,15 @@ class MilvusVectorStore:
             if self._client is not None:
                 self._client.close()
                 self._client = None
+                if self.is_lite:
+                    _release_lite_server(str(self._uri))
             self._infos.clear()
+
+
+def _release_lite_server(path: str) -> None:
+    """Stop the embedded Milvus Lite server of ``path`` so that another process may open the file."""
+    try:
+        from milvus_lite.server_manager import server_manager_instance
+    except ImportError:  # pragma: no cover - Lite is a dependency of the embedded default
+        return
+    server_manager_instance.release_server(path)

@@ -1,0 +1,159 @@
+"""The datasets plugin's front ends: HTTP routes and MCP tools over :mod:`eagle_rag_datasets.service`.
+
+* ``eagle_api_register``: ``POST /datasets/search`` and ``POST /datasets/check``;
+* ``eagle_mcp_tools``: ``datasets_search`` and ``datasets_check_ids`` (read-only, namespace
+  ``default``: served when the default namespace is, or when listed in ``mcp.extra_namespaces``).
+
+Both call the :class:`~eagle_rag_datasets.service.DatasetsService` that ``eagle_register`` put in
+``ctx.services["datasets"]`` (the bundled cards when it is absent). A
+:class:`~eagle_rag_datasets.errors.DatasetsError` becomes the one error shape with its own code:
+a 400 over HTTP, an error envelope over MCP.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from eagle_rag.api import ERROR_RESPONSES
+from eagle_rag.api.models import FilterValue, PlainText
+from eagle_rag.errors import EagleError, InvalidRequest
+from eagle_rag.hookspecs import hookimpl
+from eagle_rag.mcp_tools import McpTool
+from eagle_rag_datasets.errors import DatasetsError
+from eagle_rag_datasets.service import PLUGIN_NAME, DatasetsService
+
+TOOL_NAMESPACE = "default"
+MCP_MAX_TOP_K = 50
+
+
+Value = FilterValue
+
+
+class DatasetsSearchBody(BaseModel):
+    """``POST /datasets/search``: search the dataset-card catalog."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"query": "BC5CDR chemical disease relation", "top_k": 5},
+        {"query": "named entity recognition", "languages": ["en"], "licenses": ["cc-by"], "strict": True},
+    ]})
+
+    query: PlainText = Field(min_length=1, max_length=1000, description="words to search the cards for")
+    top_k: int = Field(10, ge=1, le=100, description="cards to return")
+    strict: bool = Field(False, description="every query term required (no partial matches)")
+    synonyms: bool = Field(True, description="expand synonyms (e.g. NER = named entity recognition)")
+    typos: bool = Field(True, description="tolerate small typos")
+    prior: bool = Field(True, description="rank verified, recent cards higher among equals")
+    engine: str = Field("index", max_length=32, description="index | bm25 | substring")
+    explain: bool = Field(False, description="add a score explanation per hit")
+    languages: list[Value] = Field(default_factory=list, max_length=50, description="ISO codes or names")
+    licenses: list[Value] = Field(default_factory=list, max_length=50, description="licence ids (cc-by: any)")
+    tasks: list[Value] = Field(default_factory=list, max_length=50)
+    sources: list[Value] = Field(default_factory=list, max_length=50)
+    tags: list[Value] = Field(default_factory=list, max_length=50)
+
+
+class DatasetsCheckBody(BaseModel):
+    """``POST /datasets/check``: which dataset ids (or names) the catalog knows."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"ids": ["bigbio/bc5cdr", "bc5cdr", "no-such-dataset"]}]})
+
+    ids: list[Value] = Field(min_length=1, max_length=1000,
+                             description="ids, names or aliases (limit: api.max_ids_per_request)")
+
+
+def service_for(engine: Any) -> DatasetsService:
+    """The engine's datasets service, or one over the bundled cards."""
+    found = engine.ctx.services.get(PLUGIN_NAME)
+    return found if isinstance(found, DatasetsService) else DatasetsService()
+
+
+def as_http_error(exc: DatasetsError) -> EagleError:
+    """A 400 in the one error shape that keeps the plugin's own code (``invalid_query``, ...)."""
+    error = EagleError(exc.message, exc.details)
+    error.code = exc.code
+    error.http_status = 400
+    return error
+
+
+def _search_options(body: DatasetsSearchBody) -> dict[str, Any]:
+    return body.model_dump(exclude={"query", "top_k"})
+
+
+@hookimpl
+def eagle_api_register(api: Any, engine: Any) -> None:
+    """Add ``POST /datasets/search`` and ``POST /datasets/check``; returns None."""
+    service = service_for(engine)
+    limit = engine.settings.api.max_ids_per_request
+
+    @api.post("/datasets/search", tags=["datasets"], responses=ERROR_RESPONSES, operation_id="datasets_search",
+              summary="Search the dataset-card catalog", response_model=dict[str, Any])
+    def datasets_search(body: DatasetsSearchBody) -> dict[str, Any]:
+        """Ranked cards, ``total``, ``exhaustive`` and, when empty, why (``message``, ``exclusions``)."""
+        try:
+            return service.search(body.query, body.top_k, **_search_options(body))
+        except DatasetsError as exc:
+            raise as_http_error(exc) from exc
+
+    @api.post("/datasets/check", tags=["datasets"], responses=ERROR_RESPONSES, operation_id="datasets_check",
+              summary="Which dataset ids the catalog knows", response_model=dict[str, Any])
+    def datasets_check(body: DatasetsCheckBody) -> dict[str, Any]:
+        """``known``, ``resolved`` (a name or variant naming exactly one card), ``ambiguous``, ``unknown``."""
+        if len(body.ids) > limit:
+            raise InvalidRequest(f"{len(body.ids)} ids; the limit is {limit}", {"field": "ids", "limit": limit})
+        try:
+            return service.check_ids(body.ids)
+        except DatasetsError as exc:
+            raise as_http_error(exc) from exc
+
+
+@hookimpl
+def eagle_mcp_tools(engine: Any) -> list[McpTool]:
+    """``datasets_search`` and ``datasets_check_ids`` (read-only)."""
+    service = service_for(engine)
+    limit = engine.settings.api.max_ids_per_request
+
+    def datasets_search(query: str, top_k: int = 5, strict: bool = False, synonyms: bool = True,
+                        languages: list[str] | None = None, licenses: list[str] | None = None,
+                        tasks: list[str] | None = None, tags: list[str] | None = None) -> dict[str, Any]:
+        try:
+            return service.search(query, top_k, strict=strict, synonyms=synonyms, languages=languages or (),
+                                  licenses=licenses or (), tasks=tasks or (), tags=tags or ())
+        except DatasetsError as exc:
+            return exc.to_dict()
+
+    def datasets_check_ids(ids: list[str]) -> dict[str, Any]:
+        try:
+            return service.check_ids(ids)
+        except DatasetsError as exc:
+            return exc.to_dict()
+
+    values = {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 256}, "maxItems": 50}
+    search_schema = {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "words to search for"},
+            "top_k": {"type": "integer", "minimum": 1, "maximum": MCP_MAX_TOP_K, "default": 5},
+            "strict": {"type": "boolean", "default": False, "description": "every query term required"},
+            "synonyms": {"type": "boolean", "default": True},
+            "languages": values, "licenses": values, "tasks": values, "tags": values,
+        },
+        "required": ["query"],
+    }
+    check_schema = {
+        "type": "object",
+        "properties": {"ids": {"type": "array", "minItems": 1, "maxItems": limit,
+                               "items": {"type": "string", "minLength": 1, "maxLength": 256}}},
+        "required": ["ids"],
+    }
+    return [
+        McpTool("datasets_search", "Search the catalog of biomedical dataset cards (name, task, licence, "
+                "language). Says how many cards match, whether the list is complete, and why when empty. "
+                "Read-only.", search_schema, datasets_search, namespace=TOOL_NAMESPACE,
+                title="Search dataset cards"),
+        McpTool("datasets_check_ids", "Check which dataset ids or names exist in the catalog (known, resolved "
+                "to one card, ambiguous, unknown). Read-only.", check_schema, datasets_check_ids,
+                namespace=TOOL_NAMESPACE, title="Check dataset ids", failure_code="internal_error"),
+    ]

@@ -1,0 +1,85 @@
+"""POST /search: the answer's contract (hits, exhaustive, why empty, explain, warnings) and its limits."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.helpers import TAGGED_IDS, assert_error_shape
+
+pytestmark = pytest.mark.integration
+
+
+def test_search_answers_hits_with_what_happened(client):
+    response = client.post("/search", json={"query": "imatinib dosage chronic myeloid leukemia", "top_k": 3,
+                                            "kb_names": ["demo"]})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert 1 <= body["total"] == len(body["hits"]) <= 3
+    assert body["mode"] == "hybrid" and body["empty_reason"] is None
+    assert body["hits"][0]["document_id"].startswith("label_imatinib")
+    hit = body["hits"][0]
+    assert {"id", "document_id", "text", "score", "path", "collection", "match", "metadata"} <= set(hit)
+    assert hit["trail"] == [] and hit["metadata"]["kb_name"] == "demo"
+    assert body["request_id"] == response.headers["X-Request-ID"]
+
+
+def test_explain_adds_the_score_trail(client):
+    body = client.post("/search", json={"query": "warfarin bleeding", "explain": True, "top_k": 2}).json()
+    stages = {entry["stage"] for entry in body["hits"][0]["trail"]}
+    assert {"bm25", "dense"} & stages
+    assert all(entry["rank"] >= 1 for entry in body["hits"][0]["trail"])
+
+
+def test_exhaustive_when_every_match_is_returned(client):
+    body = client.post("/search", json={"query": "bleeding", "top_k": 100, "kb_names": ["tagged"]}).json()
+    assert body["exhaustive"] is True
+    assert {h["document_id"] for h in body["hits"]} <= TAGGED_IDS
+
+
+def test_empty_answer_says_why_and_what_each_filter_excludes(client):
+    body = client.post("/search", json={"query": "imatinib", "kb_names": ["tagged"],
+                                        "tags": ["no-such-tag"]}).json()
+    assert body["hits"] == [] and body["total"] == 0 and body["exhaustive"] is True
+    assert "tags" in body["empty_reason"]
+    assert body["excluded_by_filter"]["tags"] >= 4
+
+
+def test_bm25_mode_and_tag_filter(client):
+    body = client.post("/search", json={"query": "bleeding", "mode": "bm25", "tags": ["cardiology"],
+                                        "top_k": 10}).json()
+    assert body["mode"] == "bm25"
+    assert {h["document_id"] for h in body["hits"]} == {"t-cv-1", "t-cv-2"}
+
+
+def test_datasets_only_options_are_reported_not_silently_ignored(client):
+    body = client.post("/search", json={"query": "aspirin", "strict": True, "synonyms": False}).json()
+    assert len(body["warnings"]) == 2
+    assert all("/datasets/search" in w for w in body["warnings"])
+    assert client.post("/search", json={"query": "aspirin"}).json()["warnings"] == []
+
+
+def test_has_image_is_accepted(client):
+    assert client.post("/search", json={"query": "chest CT", "has_image": True}).status_code == 200
+
+
+@pytest.mark.parametrize("body, status, field", [
+    ({"query": "x" * 2001}, 400, "query"),
+    ({"query": "aspirin", "top_k": 101}, 422, "top_k"),
+    ({"query": "aspirin", "top_k": 0}, 422, "top_k"),
+    ({"query": ""}, 422, "query"),
+    ({"query": "   "}, 400, "query"),
+    ({"query": "aspirin", "mode": "magic"}, 422, "mode"),
+    ({"query": "aspirin", "kb_names": ["demo"] * 101}, 400, "kb_names"),
+    ({"query": "aspirin", "unknown_field": 1}, 422, "unknown_field"),
+    ({"query": "a\u0000b"}, 422, "query"),
+    ({"top_k": 3}, 422, "query"),
+])
+def test_limits_and_bad_input_are_4xx_in_the_one_shape(client, body, status, field):
+    error = assert_error_shape(client.post("/search", json=body), status, "invalid_request")
+    assert field in error["message"] or field == error["details"].get("field")
+
+
+def test_unknown_kb_name_is_404_and_lists_the_known_ones(client):
+    error = assert_error_shape(client.post("/search", json={"query": "x", "kb_names": ["nope"]}), 404,
+                               "not_found")
+    assert "demo" in error["details"]["known"]
