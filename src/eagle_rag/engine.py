@@ -28,7 +28,9 @@ def build_encoders(settings: Settings) -> EncoderRegistry:
     enc = settings.encoders
     return default_registry(enc.mode, settings.allow_deterministic, threads=enc.threads or None,
                             batch_size=enc.batch_size,
-                            rerank_max_passage_tokens=settings.search.cross_encoder_max_tokens)
+                            rerank_max_passage_tokens=settings.search.cross_encoder_max_tokens,
+                            text_model=enc.text_model, multilingual_model=enc.multilingual_model,
+                            rerank_model=enc.rerank_model)
 
 
 class Engine:

@@ -112,16 +112,8 @@ def _excluded_by_filter(engine: Engine, request: SearchRequest) -> dict[str, int
 
 def _visible(engine: Engine, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
     """Only chunks of documents marked complete (a document being ingested is invisible)."""
-    status: dict[str, bool] = {}
-    out = []
-    for node in nodes:
-        doc = node.node.document_id
-        if doc not in status:
-            record = engine.registry.get(doc)
-            status[doc] = record is not None and record.status is DocumentStatus.COMPLETE
-        if status[doc]:
-            out.append(node)
-    return out
+    complete = engine.registry.complete_ids([n.node.document_id for n in nodes])
+    return [n for n in nodes if n.node.document_id in complete]
 
 
 def search(engine: Engine, request: SearchRequest) -> SearchResponse:

@@ -188,6 +188,18 @@ class SqlDocumentRegistry:
         records = self._records(select(documents).where(documents.c.id == document_id))
         return records[0] if records else None
 
+    def complete_ids(self, document_ids: Sequence[str]) -> set[str]:
+        """The subset of ``document_ids`` whose status is complete (one query per 500 ids)."""
+        wanted = list(dict.fromkeys(document_ids))
+        found: set[str] = set()
+        with self.engine.connect() as conn:
+            for start in range(0, len(wanted), 500):
+                part = wanted[start:start + 500]
+                rows = conn.execute(select(documents.c.id).where(
+                    documents.c.id.in_(part), documents.c.status == DocumentStatus.COMPLETE.value))
+                found.update(str(row[0]) for row in rows)
+        return found
+
     def set_status(self, document_id: str, status: DocumentStatus, chunk_count: int | None = None,
                    error: str = "") -> None:
         """Set status and error (and chunk count when given); bumps ``updated_at``.

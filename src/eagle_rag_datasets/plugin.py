@@ -1,0 +1,52 @@
+"""The ``datasets`` plugin's hook implementations (entry point ``eagle_rag.plugins: datasets``).
+
+* ``eagle_cli_register``: adds ``eagle-rag datasets search|check`` and ``eagle-rag eval datasets``.
+* ``eagle_register``: puts a :class:`~eagle_rag_datasets.service.DatasetsService` bound to the
+  ``cards_path`` plugin option into ``ctx.services["datasets"]`` (for the HTTP and MCP layers),
+  and fails at start-up when that option names a missing file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from eagle_rag.hookspecs import hookimpl
+from eagle_rag_datasets.errors import DatasetsError
+from eagle_rag_datasets.service import PLUGIN_NAME, DatasetsService
+
+
+@hookimpl
+def eagle_cli_register(cli: Any, eval_cli: Any) -> None:
+    """Register the typer commands; returns None."""
+    from eagle_rag_datasets.cli import datasets_app, eval_datasets_command
+
+    cli.add_typer(datasets_app, name="datasets")
+    eval_cli.command("datasets")(eval_datasets_command)
+
+
+@hookimpl
+def eagle_register(ctx: Any, encoders: Any) -> None:
+    """Expose the datasets service in ``ctx.services``; returns None."""
+    options = ctx.plugin_options(PLUGIN_NAME)
+    cards_path = options.get("cards_path")
+    if cards_path and not Path(str(cards_path)).is_file():
+        raise DatasetsError(f"plugin option plugins.options.{PLUGIN_NAME}.cards_path: no such file: {cards_path}",
+                            {"cards_path": str(cards_path)})
+    ctx.services.setdefault(PLUGIN_NAME, DatasetsService(cards_path=cards_path, options=options))
+
+
+@hookimpl
+def eagle_api_register(api: Any, engine: Any) -> None:
+    """Add ``POST /datasets/search`` and ``POST /datasets/check`` (FastAPI is imported only here)."""
+    from eagle_rag_datasets import surfaces
+
+    surfaces.eagle_api_register(api=api, engine=engine)
+
+
+@hookimpl
+def eagle_mcp_tools(engine: Any) -> list[Any]:
+    """The read-only MCP tools ``datasets_search`` and ``datasets_check_ids``."""
+    from eagle_rag_datasets import surfaces
+
+    return list(surfaces.eagle_mcp_tools(engine=engine) or [])
