@@ -63,6 +63,8 @@ def print_report(report: Any) -> None:
                   f"{len(report.failures)} failed")
     for failure in report.failures:
         err.print(f"[yellow]skipped[/] {failure.path}: {failure.error}")
+    for warning in getattr(report, "warnings", ()):
+        err.print(f"[yellow]warning[/] {warning.path}: {warning.error}")
 
 
 @app.command()
@@ -141,12 +143,32 @@ def config_show(json_out: Annotated[bool, typer.Option("--json")] = False) -> No
     for key, value in flat.items():
         table.add_row(key, json.dumps(value, default=str), sources.get(key, "default"), help_text.get(key, ""))
     console.print(table)
-    from eagle_rag.engine import build_encoders
-
     models = Table("encoder label", "modality", "dim", "model")
-    for row in build_encoders(settings).describe():
+    for row in registered_encoders(settings).describe():
         models.add_row(row["label"], row["modality"], str(row["dim"]), f"{row['model_ref']} ({row['description']})")
     console.print(models)
+
+
+def registered_encoders(settings: Settings) -> Any:
+    """The encoder registry as an engine builds it: core labels plus those the enabled plugins register.
+
+    Nothing is loaded. A plugin whose registration fails is reported on stderr and left out.
+    """
+    from eagle_rag.audit import PluginAudit
+    from eagle_rag.context import HookContext
+    from eagle_rag.engine import build_encoders
+    from eagle_rag.plugin_manager import build_plugin_manager
+
+    registry = build_encoders(settings)
+    pm = build_plugin_manager(settings)
+    ctx = HookContext(namespace=settings.plugins.default_namespace, settings=settings, audit=PluginAudit(),
+                      services={"pm": pm, "encoders": registry})
+    for impl in pm.hook.eagle_register.get_hookimpls():
+        try:
+            impl.function(**{name: {"ctx": ctx, "encoders": registry}[name] for name in impl.argnames})
+        except Exception as exc:  # noqa: BLE001 - config show still lists what could be registered
+            err.print(f"[yellow]warning[/]: plugin {impl.plugin_name} could not register its encoders: {exc}")
+    return registry
 
 
 @eval_app.command("beir")
@@ -199,10 +221,10 @@ def main(argv: list[str] | None = None) -> None:
         if isinstance(rc, int) and rc:
             sys.exit(rc)
     except EagleError as exc:
-        err.print(f"[red]error[/] ({exc.code}): {exc.message}")
+        err.print(f"[red]error[/] ({exc.code}): {exc.message}", soft_wrap=True)
         sys.exit(2 if exc.http_status < 500 else 1)
     except (SettingsError, ValueError) as exc:
-        err.print(f"[red]error[/]: {exc}")
+        err.print(f"[red]error[/]: {exc}", soft_wrap=True)
         sys.exit(2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
@@ -214,13 +236,15 @@ def main(argv: list[str] | None = None) -> None:
         if isinstance(exc, click.ClickException):
             exc.show()
             sys.exit(exc.exit_code)
-        err.print(f"[red]error[/]: {type(exc).__name__}: {exc}")
+        err.print(f"[red]error[/]: {type(exc).__name__}: {exc}", soft_wrap=True)
         sys.exit(1)
 
 
+from eagle_rag.cli_doctor import register_doctor_command  # noqa: E402
 from eagle_rag.cli_server import register_server_commands  # noqa: E402
 
 register_server_commands(app)
+register_doctor_command(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

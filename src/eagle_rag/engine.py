@@ -6,7 +6,7 @@ Building an Engine is cheap: stores connect and models load on first use.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +16,13 @@ from eagle_rag.encoders.factory import default_registry
 from eagle_rag.encoders.registry import EncoderRegistry
 from eagle_rag.ingest.orchestrator import IngestOrchestrator, IngestReport, ProgressFn
 from eagle_rag.plugin_manager import build_plugin_manager
+from eagle_rag.protocols import LexicalIndex
 from eagle_rag.retrieve.orchestrator import RetrieverOrchestrator
 from eagle_rag.settings import Settings, load_settings
 from eagle_rag.stores.lexical import TantivyLexicalIndex
 from eagle_rag.stores.milvus import MilvusVectorStore
+from eagle_rag.stores.milvus_lexical import SUFFIX as MILVUS_LEXICAL_SUFFIX
+from eagle_rag.stores.milvus_lexical import MilvusLexicalIndex
 from eagle_rag.stores.registry import SqlDocumentRegistry
 
 
@@ -44,7 +47,7 @@ class Engine:
         self.encoders = build_encoders(self.settings)
         self.registry = SqlDocumentRegistry(self.settings.registry_url)
         self.vectors = MilvusVectorStore(self.settings.milvus_uri, db_name=self.settings.milvus.db_name)
-        self._lexical: dict[str, TantivyLexicalIndex] = {}
+        self._lexical: dict[str, LexicalIndex] = {}
         self._lexical_lock = threading.Lock()
         self.ctx = HookContext(
             namespace=self.settings.plugins.default_namespace, settings=self.settings, audit=self.audit,
@@ -55,14 +58,21 @@ class Engine:
         self.ingestor = IngestOrchestrator(self.pm)
         self.retriever = RetrieverOrchestrator(self.pm)
 
-    def lexical_for(self, collection: str) -> TantivyLexicalIndex:
-        """The lexical index of one collection (one tantivy index per collection, opened once)."""
+    def lexical_for(self, collection: str) -> LexicalIndex:
+        """The lexical index of one collection, opened once: a tantivy folder under ``lexical_path``
+        or, with ``lexical.backend: milvus``, a BM25 collection next to the vectors."""
         with self._lexical_lock:
             index = self._lexical.get(collection)
             if index is None:
-                index = TantivyLexicalIndex(self.settings.lexical_path / collection)
+                index = _LEXICAL_BACKENDS[self.settings.lexical.backend](self, collection)
                 self._lexical[collection] = index
             return index
+
+    def has_lexical_index(self, collection: str) -> bool:
+        """True when the collection's lexical index exists (asking never creates one)."""
+        if self.settings.lexical.backend == "milvus":
+            return bool(self.vectors.has_collection(f"{collection}{MILVUS_LEXICAL_SUFFIX}"))
+        return (self.settings.lexical_path / collection).exists()
 
     def request_context(self, namespace: str | None = None) -> HookContext:
         return self.ctx.for_request(namespace)
@@ -73,7 +83,12 @@ class Engine:
 
         validate_kb_name(kb_name)
         ctx = self.request_context()
-        return self.ingestor.ingest_paths(ctx, [Path(p) for p in paths], kb_name, progress)
+        report = self.ingestor.ingest_paths(ctx, [Path(p) for p in paths], kb_name, progress)
+        if report.chunks:
+            for profile in self.encoders.collections():
+                if self.vectors.has_collection(profile.name):
+                    self.vectors.flush(profile.name)
+        return report
 
     def search(self, request: Any) -> Any:
         from eagle_rag.service import search
@@ -92,3 +107,14 @@ class Engine:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _tantivy(engine: Engine, collection: str) -> LexicalIndex:
+    return TantivyLexicalIndex(engine.settings.lexical_path / collection)
+
+
+def _milvus(engine: Engine, collection: str) -> LexicalIndex:
+    return MilvusLexicalIndex(engine.vectors, collection)
+
+
+_LEXICAL_BACKENDS: dict[str, Callable[[Engine, str], LexicalIndex]] = {"tantivy": _tantivy, "milvus": _milvus}

@@ -10,10 +10,14 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from eagle_rag.context import HookContext
 from eagle_rag.errors import InvalidRequest, NotFound
+from eagle_rag.ingest.chunker import chunk_version, content_version
 from eagle_rag.protocols import StoreFilter
 from eagle_rag.retrieve.fusion import sparse_overlap_score
+from eagle_rag.retrieve.orchestrator import RetrievalResult
 from eagle_rag.stores import filters as store_filters
+from eagle_rag.stores.availability import is_unavailable, settings_unavailable
 from eagle_rag.types import (
     DocumentStatus,
     MatchKind,
@@ -26,6 +30,8 @@ from eagle_rag.types import (
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
+
+FLIP_RETRIES = 2
 
 def validate_kb_name(name: str) -> str:
     """Raise InvalidRequest unless ``name`` is 1-64 letters, digits, ``_``, ``-`` or ``.``."""
@@ -110,10 +116,50 @@ def _excluded_by_filter(engine: Engine, request: SearchRequest) -> dict[str, int
     return out
 
 
-def _visible(engine: Engine, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
-    """Only chunks of documents marked complete (a document being ingested is invisible)."""
-    complete = engine.registry.complete_ids([n.node.document_id for n in nodes])
-    return [n for n in nodes if n.node.document_id in complete]
+def _visible(engine: Engine, nodes: list[NodeWithScore]) -> tuple[list[NodeWithScore], bool]:
+    """Only chunks of complete documents, of the content version the registry names.
+
+    A document being ingested is invisible; while a new version is written next to the old one,
+    only the version in the registry shows (chunks without a version suffix show whenever their
+    document is complete). Also returns True when some complete document came back with chunks of
+    other versions only: the registry flipped during the search, so the caller retries it.
+    """
+    versions = engine.registry.complete_versions([n.node.document_id for n in nodes])
+    kept: list[NodeWithScore] = []
+    seen: set[str] = set()
+    other: set[str] = set()
+    for n in nodes:
+        doc = n.node.document_id
+        if doc not in versions:
+            continue
+        version = chunk_version(n.node.id)
+        if version is None or version == content_version(versions[doc]):
+            kept.append(n)
+            seen.add(doc)
+        else:
+            other.add(doc)
+    return kept, bool(other - seen)
+
+
+def _retrieve_visible(engine: Engine, ctx: HookContext, request: SearchRequest,
+                      flt: StoreFilter) -> tuple[RetrievalResult, list[NodeWithScore]]:
+    """Retrieve, keep the visible nodes; retried (at most :data:`FLIP_RETRIES` times) when a
+    document's version flipped during the search, so it is never missing from both versions.
+
+    Raises:
+        StoreUnavailable: when a store cannot be reached.
+    """
+    for attempt in range(FLIP_RETRIES + 1):
+        try:
+            result = engine.retriever.retrieve(ctx, request, flt)
+        except Exception as exc:
+            if is_unavailable(exc):
+                raise settings_unavailable(exc, engine.settings) from exc
+            raise
+        nodes, flipped = _visible(engine, result.nodes)
+        if not flipped or attempt == FLIP_RETRIES:
+            break
+    return result, nodes
 
 
 def search(engine: Engine, request: SearchRequest) -> SearchResponse:
@@ -129,8 +175,7 @@ def search(engine: Engine, request: SearchRequest) -> SearchResponse:
         return SearchResponse(request.query, (), 0, True, request.mode,
                               empty_reason="no document carries the requested tags",
                               excluded_by_filter=_excluded_by_filter(engine, request))
-    result = engine.retriever.retrieve(ctx, request, flt)
-    nodes = _visible(engine, result.nodes)
+    result, nodes = _retrieve_visible(engine, ctx, request, flt)
     floor = engine.settings.search.min_dense_similarity
     if floor > 0:
         nodes = [n for n in nodes if _match_kind(request.query, n) is not MatchKind.SEMANTIC

@@ -41,6 +41,8 @@ class RouterSettings(_Block):
     final_top_k: int = Field(5, ge=1, le=100, description="default hits returned")
     parent_doc_retrieval: bool = Field(True, description="group chunks by parent document")
     parent_doc_max_chunks: int = Field(1, ge=1, le=50, description="chunks one document may keep")
+    lexical_weight: float = Field(1.0, ge=0.0, description="RRF weight of the lexical channel (Latin script)")
+    dense_weight: float = Field(1.0, ge=0.0, description="RRF weight of the dense channel (Latin script)")
     dense_weight_cjk: float = Field(
         1.0, ge=0.0, description="RRF weight of the dense channel for CJK queries"
     )
@@ -52,6 +54,13 @@ class RouterSettings(_Block):
 class MilvusSettings(_Block):
     uri: str = Field("", description="Milvus URI; empty = Milvus Lite file under data_dir")
     db_name: str = Field("default", description="Milvus database (server only)")
+
+
+class LexicalSettings(_Block):
+    backend: Literal["tantivy", "milvus"] = Field(
+        "tantivy", description="BM25 index: tantivy (local folder, index-wide statistics) | milvus (the "
+        "Milvus BM25 function in the vector database; Milvus Lite keeps its statistics per segment)"
+    )
 
 
 class RegistrySettings(_Block):
@@ -151,6 +160,7 @@ class Settings(BaseSettings):
     allow_deterministic: bool = Field(False, description="auto mode may fall back to hash vectors")
     router: RouterSettings = Field(default_factory=RouterSettings)
     milvus: MilvusSettings = Field(default_factory=MilvusSettings)
+    lexical: LexicalSettings = Field(default_factory=LexicalSettings)
     registry: RegistrySettings = Field(default_factory=RegistrySettings)
     encoders: EncoderSettings = Field(default_factory=EncoderSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)

@@ -217,3 +217,31 @@ def test_helpers() -> None:
     assert source_file_name("s3://bucket/a/b.txt?x=1") == "b.txt"
     assert source_file_name("C:\\data\\x.pdf") == "x.pdf"
     assert source_file_name("/data/dir/") == "dir"
+
+
+def test_upsert_many_is_one_transaction(registry: DocumentRegistry) -> None:
+    registry.upsert_many([_record("d1", tags=("a",)), _record("d2", status=DocumentStatus.PENDING)])
+    assert registry.count() == 2 and registry.get("d1").tags == ("a",)  # type: ignore[union-attr]
+    bad = DocumentRecord(**{**_record("d4").__dict__, "kb_name": "bad kb!"})
+    with pytest.raises(ValueError):
+        registry.upsert_many([_record("d3"), bad])
+    assert registry.get("d3") is None  # nothing of a refused batch is stored
+    registry.upsert_many([])
+
+
+def test_complete_versions(registry: DocumentRegistry) -> None:
+    registry.upsert_many([_record("d1"), _record("d2", status=DocumentStatus.PENDING), _record("d3")])
+    assert registry.complete_versions(["d1", "d2", "d3", "nope", "d1"]) == {"d1": "sha256:d1", "d3": "sha256:d3"}
+    assert registry.complete_versions([]) == {}
+
+
+def test_unreachable_database_is_one_clear_error() -> None:
+    from eagle_rag.errors import StoreUnavailable
+
+    reg = SqlDocumentRegistry("postgresql+psycopg://app:secret@127.0.0.1:1/none")  # nothing listens on port 1
+    with pytest.raises(StoreUnavailable) as info:
+        reg.count()
+    message = info.value.message
+    assert "\n" not in message and "secret" not in message and "127.0.0.1" in message
+    assert "unreachable" in message and "refused" in message.lower()
+    reg.close()

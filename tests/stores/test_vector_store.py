@@ -171,6 +171,18 @@ def test_delete_document_and_chunk_ids(store: VectorStore, collection: str) -> N
     assert all(h.chunk.document_id != "doc-b" for h in store.search(collection, _vec(7), 12))
 
 
+def test_delete_chunks_and_chunk_refs(store: VectorStore, collection: str) -> None:
+    chunks, vectors = _corpus()
+    store.upsert(collection, chunks, vectors)
+    assert sorted(store.chunk_refs(collection)) == sorted((c.id, c.document_id) for c in chunks)
+    only_c = sorted(store.chunk_refs(collection, StoreFilter(document_ids=("doc-c",))))
+    assert only_c == sorted((c.id, "doc-c") for c in chunks[10:])
+    assert store.delete_chunks(collection, [chunks[0].id, chunks[10].id, chunks[0].id]) == 2
+    assert store.count(collection) == 10
+    assert store.chunk_ids_for_document(collection, "doc-c") == {chunks[11].id}
+    assert store.delete_chunks(collection, []) == 0
+
+
 def test_long_text_and_path_are_truncated_by_utf8_bytes(store: VectorStore, collection: str) -> None:
     text = "é" * 40000 + "🧬" * 10  # 80040 bytes
     path = "a" * 2047 + "🧬"  # the emoji straddles the 2048-byte limit

@@ -54,8 +54,7 @@ def probes(engine: Engine) -> dict[str, Callable[[], dict[str, Any]]]:
     def lexical() -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name in _collections(engine):
-            exists = (engine.settings.lexical_path / name).exists()
-            out[name] = engine.lexical_for(name).count() if exists else "absent"
+            out[name] = engine.lexical_for(name).count() if engine.has_lexical_index(name) else "absent"
         return out
 
     return {"registry": registry, "vectors": vectors, "lexical": lexical}

@@ -1,7 +1,10 @@
 """Structure-aware chunking: one chunk per section, long sections split at paragraph/sentence ends.
 
 Chunk ids are deterministic: ``sha256(document_id, path, ordinal)[:32]``, so re-ingesting a file
-replaces its chunks instead of duplicating them.
+replaces its chunks instead of duplicating them. The ingest orchestrator adds a content-version
+suffix (``-`` and the first 12 hex digits of the document's content hash): a changed document gets
+new chunk ids, so its new chunks are written next to the old ones and the registry flips which
+version searches see (:func:`chunk_version` reads the suffix back).
 """
 
 from __future__ import annotations
@@ -12,11 +15,26 @@ import re
 from eagle_rag.types import Chunk, ParsedDocument
 
 PATH_SEP = " > "
+VERSION_CHARS = 12
+_VERSIONED_ID = re.compile(r"[0-9a-f]{32}-([0-9a-f]{12})")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
 
 
-def chunk_id(document_id: str, path: str, ordinal: int) -> str:
-    return hashlib.sha256(f"{document_id}\x1f{path}\x1f{ordinal}".encode()).hexdigest()[:32]
+def chunk_id(document_id: str, path: str, ordinal: int, version: str = "") -> str:
+    """The id of a chunk: 32 hex digits, plus ``-<version>`` when a content version is given."""
+    base = hashlib.sha256(f"{document_id}\x1f{path}\x1f{ordinal}".encode()).hexdigest()[:32]
+    return f"{base}-{version}" if version else base
+
+
+def content_version(content_hash: str) -> str:
+    """The content version written into chunk ids: the first 12 hex digits of the content hash."""
+    return content_hash[:VERSION_CHARS]
+
+
+def chunk_version(chunk_id_: str) -> str | None:
+    """The content version of a chunk id made by :func:`chunk_id`, or None for an unversioned id."""
+    match = _VERSIONED_ID.fullmatch(chunk_id_)
+    return match.group(1) if match else None
 
 
 def _pieces(text: str) -> list[str]:
@@ -64,8 +82,10 @@ def split_text(text: str, max_chars: int, overlap: int) -> list[str]:
     return chunks
 
 
-def chunk_document(doc: ParsedDocument, max_chars: int = 1500, overlap: int = 150) -> list[Chunk]:
-    """The chunks of ``doc`` in reading order, with path and deterministic ids."""
+def chunk_document(doc: ParsedDocument, max_chars: int = 1500, overlap: int = 150,
+                   version: str = "") -> list[Chunk]:
+    """The chunks of ``doc`` in reading order, with path and deterministic ids (versioned when
+    ``version`` is given, see :func:`content_version`)."""
     chunks: list[Chunk] = []
     ordinals: dict[str, int] = {}
     for section in doc.sections:
@@ -73,7 +93,7 @@ def chunk_document(doc: ParsedDocument, max_chars: int = 1500, overlap: int = 15
         for piece in split_text(section.text, max_chars, overlap):
             ordinal = ordinals.get(path, 0)
             ordinals[path] = ordinal + 1
-            cid = chunk_id(doc.document_id, path, ordinal)
+            cid = chunk_id(doc.document_id, path, ordinal, version)
             chunks.append(Chunk(
                 id=cid, text=piece, document_id=doc.document_id, kb_name=doc.kb_name, path=path,
                 source_type=doc.source_type, source_chunk_id=cid, ordinal=len(chunks),

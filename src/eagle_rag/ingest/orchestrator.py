@@ -18,23 +18,22 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pluggy
 
 from eagle_rag.context import HookContext
 from eagle_rag.errors import IngestError
-from eagle_rag.ingest.chunker import chunk_document
-from eagle_rag.ingest.dispatch import check_decision, classify, embed, embed_input
+from eagle_rag.ingest.chunker import chunk_document, content_version
+from eagle_rag.ingest.dispatch import check_decision, classify, embed_input
 from eagle_rag.ingest.report import FileFailure, IngestReport, parse_warnings
 from eagle_rag.ingest.sources import allowed_ingest_roots, check_inside_roots, iter_source_files, read_source
+from eagle_rag.ingest.writer import BatchWriter, Prepared, collection_names
 from eagle_rag.protocols import DocumentRecord
 from eagle_rag.retrieve.safe_hooks import call_hook
+from eagle_rag.stores.availability import is_unavailable, settings_unavailable
 from eagle_rag.types import Chunk, ChunkClassification, DocumentStatus, ParsedDocument
 
 log = logging.getLogger(__name__)
@@ -62,6 +61,7 @@ class IngestOrchestrator:
 
     def __init__(self, pm: pluggy.PluginManager) -> None:
         self.pm = pm
+        self.writer = BatchWriter(pm)
 
     # ------------------------------------------------------------------ files -> documents
     def parse_file(self, ctx: HookContext, path: Path, kb_name: str) -> list[ParsedDocument]:
@@ -119,42 +119,55 @@ class IngestOrchestrator:
     # ------------------------------------------------------------------ documents -> stores
     def ingest_documents(self, ctx: HookContext, docs: Sequence[ParsedDocument], report: IngestReport,
                          progress: ProgressFn | None = None) -> IngestReport:
+        """Write ``docs`` (unchanged complete ones are skipped) in batches; see :mod:`eagle_rag.ingest.writer`.
+
+        Raises:
+            StoreUnavailable: when a store cannot be reached (the ingest stops; a re-run resumes it).
+        """
         registry = ctx.services["registry"]
-        todo: list[tuple[ParsedDocument, str, bool]] = []
+        todo: list[tuple[ParsedDocument, str, DocumentRecord | None]] = []
         for doc in docs:
             digest = content_hash(doc)
             old = registry.get(doc.document_id)
             if old is not None and old.status is DocumentStatus.COMPLETE and old.content_hash == digest:
                 report.skipped_unchanged += 1
                 continue
-            todo.append((doc, digest, old is not None))
-        prepared: list[tuple[ParsedDocument, str, bool, list[tuple[Chunk, ChunkClassification]]]] = []
-        for doc, digest, existed in todo:
+            todo.append((doc, digest, old))
+        prepared: list[Prepared] = []
+        for doc, digest, old in todo:
             try:
-                prepared.append((doc, digest, existed, self._prepare(ctx, doc)))
+                prepared.append(Prepared(doc, digest, old, self._prepare(ctx, doc, content_version(digest))))
             except IngestError as exc:
                 report.failures.append(FileFailure(doc.source_uri, exc.message))
-        total_chunks = sum(len(p[3]) for p in prepared)
+        total_chunks = sum(len(p.items) for p in prepared)
         done = 0
         for start in range(0, len(prepared), DOCS_PER_BATCH):
             batch = prepared[start:start + DOCS_PER_BATCH]
             try:
-                done = self._write_batch(ctx, batch, done, total_chunks, progress)
+                done = self.writer.write(ctx, batch, done, total_chunks, progress)
             except Exception as exc:  # noqa: BLE001 - reported per document, never half-visible
+                if is_unavailable(exc):
+                    raise settings_unavailable(exc, ctx.settings) from exc
                 log.exception("ingest batch failed")
-                for doc, *_ in batch:
-                    self._rollback(ctx, doc, str(exc))
-                    report.failures.append(FileFailure(doc.source_uri, f"{type(exc).__name__}: {exc}"))
+                for item in batch:
+                    self.writer.rollback(ctx, item, str(exc))
+                    kept = " (the previous version is kept)" if item.served else ""
+                    report.failures.append(FileFailure(item.doc.source_uri, f"{type(exc).__name__}: {exc}{kept}"))
                 continue
-            for _doc, _, existed, items in batch:
+            try:
+                self.writer.remove_stale(ctx, batch)
+            except Exception as exc:  # noqa: BLE001 - the new versions are complete; doctor cleans up
+                log.warning("removing old chunk versions failed (eagle-rag doctor --repair cleans up): %s", exc)
+            for item in batch:
                 report.documents += 1
-                report.chunks += _count(items)
-                report.replaced += int(existed)
+                report.chunks += len(item.chunk_ids)
+                report.replaced += int(item.old is not None)
         return report
 
-    def _prepare(self, ctx: HookContext, doc: ParsedDocument) -> list[tuple[Chunk, ChunkClassification]]:
+    def _prepare(self, ctx: HookContext, doc: ParsedDocument,
+                 version: str = "") -> list[tuple[Chunk, ChunkClassification]]:
         ing = ctx.settings.ingest
-        chunks = chunk_document(doc, ing.chunk_chars, ing.chunk_overlap)
+        chunks = chunk_document(doc, ing.chunk_chars, ing.chunk_overlap, version=version)
         if not chunks:
             raise IngestError(f"{doc.name}: no text to index")
         chunks = self._enrich(ctx, doc, chunks)
@@ -177,62 +190,12 @@ class IngestOrchestrator:
                       for c, p in zip(chunks, patch, strict=True)]
         return chunks
 
-    def _write_batch(self, ctx: HookContext, batch: Sequence[tuple[ParsedDocument, str, bool, list[Any]]],
-                     done: int, total: int, progress: ProgressFn | None) -> int:
-        services = ctx.services
-        registry, vectors, encoders = services["registry"], services["vectors"], services["encoders"]
-        now = datetime.now(UTC)
-        groups: dict[tuple[str, str], list[Chunk]] = defaultdict(list)
-        for doc, digest, _, items in batch:
-            registry.upsert(DocumentRecord(
-                id=doc.document_id, kb_name=doc.kb_name, name=doc.name, source_uri=doc.source_uri,
-                content_hash=digest, status=DocumentStatus.PENDING, chunk_count=_count(items),
-                tags=doc.tags, namespace=ctx.namespace, created_at=now, updated_at=now))
-            for chunk, decision in items:
-                groups[(decision.collection, decision.encoder)].append(chunk)
-        embedded: list[tuple[str, list[Chunk], list[list[float]]]] = []
-        for (collection, encoder), chunks in groups.items():
-            vecs: list[list[float]] = []
-            step = ctx.settings.encoders.batch_size
-            for i in range(0, len(chunks), step):
-                part = chunks[i:i + step]
-                vecs.extend(embed(ctx, self.pm, encoder, part))
-                done += len(part)
-                if progress:
-                    progress(done, total)
-            embedded.append((collection, chunks, vecs))
-        for doc, _, existed, _ in batch:
-            if existed:  # a new document has nothing to replace
-                self._delete_everywhere(ctx, doc.document_id)
-        for collection, chunks, vecs in embedded:
-            profile = encoders.collection(collection)
-            vectors.ensure_collection(collection, profile.dim, profile.extra_output_fields, profile.metric)
-            written = call_hook(ctx, self.pm.hook.eagle_upsert_vectors, None, collection=collection,
-                                chunks=chunks, vectors=vecs)
-            if written is None:
-                vectors.upsert(collection, chunks, vecs)
-            services["lexical_for"](collection).add(chunks)
-        for collection, _, _ in embedded:
-            services["lexical_for"](collection).commit()
-        for doc, _, _, items in batch:
-            registry.set_status(doc.document_id, DocumentStatus.COMPLETE, chunk_count=_count(items))
-        return done
-
     def _delete_everywhere(self, ctx: HookContext, document_id: str) -> None:
         services = ctx.services
         for collection in collection_names(ctx):
             if services["vectors"].has_collection(collection):
                 services["vectors"].delete_document(collection, document_id)
             services["lexical_for"](collection).delete_document(document_id)
-
-    def _rollback(self, ctx: HookContext, doc: ParsedDocument, error: str) -> None:
-        try:
-            self._delete_everywhere(ctx, doc.document_id)
-            for collection in collection_names(ctx):
-                ctx.services["lexical_for"](collection).commit()
-            ctx.services["registry"].set_status(doc.document_id, DocumentStatus.FAILED, error=error[:1000])
-        except Exception:  # noqa: BLE001 - the failure is already being reported
-            log.exception("rollback of %s failed", doc.document_id)
 
     def delete_document(self, ctx: HookContext, document_id: str) -> bool:
         """Remove a document from every store and from the registry. False when unknown."""
@@ -242,12 +205,3 @@ class IngestOrchestrator:
         for collection in collection_names(ctx):
             ctx.services["lexical_for"](collection).commit()
         return bool(ctx.services["registry"].delete(document_id))
-
-
-def collection_names(ctx: HookContext) -> list[str]:
-    return [profile.name for profile in ctx.services["encoders"].collections()]
-
-
-def _count(items: Sequence[tuple[Chunk, ChunkClassification]]) -> int:
-    """Distinct chunks of a document (a chunk written to two collections counts once)."""
-    return len({chunk.id for chunk, _ in items})

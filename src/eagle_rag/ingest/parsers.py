@@ -18,6 +18,7 @@ from eagle_rag.errors import IngestError
 from eagle_rag.types import ParsedDocument, Section
 
 MAX_ID_CHARS = 64
+MAX_METADATA_DEPTH = 32
 _ID_OK = re.compile(r"^[A-Za-z0-9_.:\-]{1,64}$")
 _SUFFIX_ROUTES = {
     ".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown",
@@ -200,9 +201,22 @@ def _record(obj: Any, where: str, kb_name: str, source_type: str, source_uri: st
     metadata = obj.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise IngestError(f"{where}: 'metadata' must be an object")
+    if _depth(metadata) > MAX_METADATA_DEPTH:  # the stores serialise it again, deeper in the stack
+        raise IngestError(f"{where}: 'metadata' is nested deeper than {MAX_METADATA_DEPTH} levels")
     return ParsedDocument(doc_id, title or str(raw_id), source_uri, (Section((title or str(raw_id),), text),),
                           source_type=source_type, kb_name=kb_name, tags=tuple(tags),
                           metadata={**metadata, "record_id": str(raw_id)})
+
+
+def _depth(value: Any) -> int:
+    """The nesting depth of a JSON value (1 for a flat object), computed without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
 
 
 def parse_jsonl(path: Path, data: bytes, kb_name: str, source_type: str = "jsonl") -> list[ParsedDocument]:
@@ -215,6 +229,8 @@ def parse_jsonl(path: Path, data: bytes, kb_name: str, source_type: str = "jsonl
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise IngestError(f"{path.name} line {lineno}: invalid JSON ({exc.msg})") from exc
+        except RecursionError as exc:  # found by fuzzing: "[" * 100000
+            raise IngestError(f"{path.name} line {lineno}: JSON nested too deeply") from exc
         doc = _record(obj, f"{path.name} line {lineno}", kb_name, source_type, f"{path}#{lineno}")
         if doc.document_id in seen:
             raise IngestError(f"{path.name} line {lineno}: duplicate id {doc.document_id!r}")
@@ -234,6 +250,8 @@ def parse_json(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
         obj = json.loads(_decode(data, path))
     except json.JSONDecodeError as exc:
         raise IngestError(f"{path.name}: invalid JSON ({exc.msg} at line {exc.lineno})") from exc
+    except RecursionError as exc:  # found by fuzzing: "[" * 100000
+        raise IngestError(f"{path.name}: JSON nested too deeply") from exc
     items = obj if isinstance(obj, list) else [obj]
     docs = [_record(o, f"{path.name} item {i}", kb_name, "json", f"{path}#{i}") for i, o in enumerate(items)]
     if not docs:

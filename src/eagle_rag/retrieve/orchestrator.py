@@ -146,4 +146,4 @@ def channel_weights(ctx: HookContext, query: str) -> list[float]:
     router = ctx.settings.router
     if cjk_ratio(query) >= 0.5:
         return [router.lexical_weight_cjk, router.dense_weight_cjk]
-    return [1.0, 1.0]
+    return [router.lexical_weight, router.dense_weight]

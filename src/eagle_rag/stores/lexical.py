@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +148,34 @@ class TantivyLexicalIndex:
             self._get_writer().delete_documents_by_term("document_id", document_id)
             self._pending = True
             return removed
+
+    def delete_chunks(self, chunk_ids: Sequence[str]) -> int:
+        """Buffer the deletion of the chunks with these ids; returns how many of them are committed.
+
+        Takes effect for search after :meth:`commit`.
+        """
+        wanted = list(dict.fromkeys(i for i in chunk_ids if i))
+        if not wanted:
+            return 0
+        with self._lock:
+            query = Query.term_set_query(self._schema, "id", wanted)
+            removed = _total(self._index.searcher().search(query, limit=1, count=True))
+            writer = self._get_writer()
+            for chunk_id in wanted:
+                writer.delete_documents_by_term("id", chunk_id)
+            self._pending = True
+            return removed
+
+    def chunk_refs(self, flt: StoreFilter | None = None) -> Iterator[tuple[str, str]]:
+        """Yield ``(chunk id, document id)`` of every committed chunk that passes ``flt``."""
+        searcher = self._index.searcher()
+        query = self._filter_query(flt) or Query.all_query()
+        total = _total(searcher.search(query, limit=1, count=True))
+        if not total:
+            return
+        for _, address in searcher.search(query, limit=total, count=False).hits:
+            data = json.loads(bytes(searcher.doc(address).get_first("payload") or b"{}"))
+            yield str(data.get("id", "")), str(data.get("document_id", ""))
 
     def commit(self) -> None:
         """Commit buffered changes (durable on disk) and make them visible to search."""

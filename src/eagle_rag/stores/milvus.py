@@ -10,9 +10,10 @@ metadata keys, for filtering.
 from __future__ import annotations
 
 import math
+import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,8 @@ class MilvusVectorStore:
                         client.create_database(self._db_name)
                     client.use_database(self._db_name)
                 self._client = client
+                if self.is_lite:
+                    _lite_users(self._uri, +1)
             return self._client
 
     # ------------------------------------------------------------------ collections
@@ -276,6 +279,13 @@ class MilvusVectorStore:
             for hit in result[0]
         ]
 
+    def flush(self, collection: str) -> None:
+        """Seal the collection's in-memory rows into indexed segments (call after a bulk ingest:
+        on Milvus Lite, unflushed rows are searched by a slow brute-force snapshot)."""
+        with self._lock:
+            self._info(collection)
+            self.client.flush(collection)
+
     def delete_document(self, collection: str, document_id: str) -> int:
         """Delete every chunk of ``document_id``; returns how many were deleted."""
         with self._lock:
@@ -298,15 +308,46 @@ class MilvusVectorStore:
             self._info(collection)
             return {str(row["id"]) for row in ms.iterate(self.client, collection, expr, ["id"])}
 
+    def delete_chunks(self, collection: str, chunk_ids: Sequence[str]) -> int:
+        """Delete the chunks with these ids from ``collection``; returns how many ids were given."""
+        ids = sorted({i for i in chunk_ids if i})
+        with self._lock:
+            self._info(collection)
+            for start in range(0, len(ids), self._batch_size):
+                self.client.delete(collection, ids=ids[start : start + self._batch_size])
+        return len(ids)
+
+    def chunk_refs(self, collection: str, flt: StoreFilter | None = None) -> Iterator[tuple[str, str]]:
+        """Yield ``(chunk id, document id)`` of every chunk in ``collection`` that passes ``flt``."""
+        expr = build_milvus_filter(flt)
+        with self._lock:
+            self._info(collection)
+            rows = [(str(r["id"]), str(r["document_id"]))
+                    for r in ms.iterate(self.client, collection, expr, ["id", "document_id"])]
+        yield from rows
+
     def close(self) -> None:
         """Close the client; a later call reconnects."""
         with self._lock:
             if self._client is not None:
                 self._client.close()
                 self._client = None
-                if self.is_lite:
-                    _release_lite_server(str(self._uri))
+                if self.is_lite and _lite_users(self._uri, -1) == 0:
+                    _release_lite_server(self._uri)
             self._infos.clear()
+
+
+_LITE_USERS: dict[str, int] = {}
+_LITE_USERS_LOCK = threading.Lock()
+
+
+def _lite_users(path: str, delta: int) -> int:
+    """Count the open stores of one Milvus Lite file in this process; returns the new count."""
+    key = os.path.abspath(path)
+    with _LITE_USERS_LOCK:
+        count = max(0, _LITE_USERS.get(key, 0) + delta)
+        _LITE_USERS[key] = count
+        return count
 
 
 def _release_lite_server(path: str) -> None:
@@ -315,4 +356,4 @@ def _release_lite_server(path: str) -> None:
         from milvus_lite.server_manager import server_manager_instance
     except ImportError:  # pragma: no cover - Lite is a dependency of the embedded default
         return
-    server_manager_instance.release_server(path)
+    server_manager_instance.release_server(os.path.abspath(path))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import posixpath
+import threading
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,6 +43,7 @@ from sqlalchemy.pool import StaticPool
 from sqlalchemy.types import TypeDecorator
 
 from eagle_rag.protocols import DocumentRecord
+from eagle_rag.stores.availability import is_unavailable, unavailable
 from eagle_rag.stores.filters import validate_kb_name
 from eagle_rag.types import DocumentStatus
 
@@ -120,13 +122,18 @@ class SqlDocumentRegistry:
     """A :class:`~eagle_rag.protocols.DocumentRegistry` in any SQLAlchemy database.
 
     ``url`` is e.g. ``sqlite:///path/registry.db`` or ``postgresql+psycopg://user@host/db``;
-    ``connect_args`` go to the DB-API driver (e.g. ``{"options": "-csearch_path=s"}``). Tables
-    are created when missing.
+    ``connect_args`` go to the DB-API driver (e.g. ``{"options": "-csearch_path=s"}``). Nothing
+    connects until first use, when missing tables are created. PostgreSQL connections time out
+    after ``connect_timeout_s`` (unless ``connect_args`` set ``connect_timeout``); a database that
+    cannot be reached raises :class:`~eagle_rag.errors.StoreUnavailable` from any method.
     """
 
-    def __init__(self, url: str, *, connect_args: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, url: str, *, connect_args: Mapping[str, Any] | None = None,
+                 connect_timeout_s: int = 10) -> None:
         parsed = make_url(url)
         kwargs: dict[str, Any] = {"connect_args": dict(connect_args or {})}
+        if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+            kwargs["connect_args"].setdefault("connect_timeout", connect_timeout_s)
         if parsed.get_backend_name() == "sqlite":
             database = parsed.database or ""
             if database in ("", ":memory:"):
@@ -137,11 +144,21 @@ class SqlDocumentRegistry:
         self._engine: Engine = create_engine(url, **kwargs)
         if parsed.get_backend_name() == "sqlite":
             event.listen(self._engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self._engine)
+        event.listen(self._engine, "handle_error", _unavailable_handler(url))
+        self._schema_ready = False
+        self._schema_lock = threading.Lock()
 
     @property
     def engine(self) -> Engine:
-        """The SQLAlchemy engine."""
+        """The SQLAlchemy engine (tables created on first access)."""
+        return self._db()
+
+    def _db(self) -> Engine:
+        if not self._schema_ready:
+            with self._schema_lock:
+                if not self._schema_ready:
+                    metadata.create_all(self._engine)
+                    self._schema_ready = True
         return self._engine
 
     def upsert(self, record: DocumentRecord) -> None:
@@ -152,36 +169,30 @@ class SqlDocumentRegistry:
         Raises:
             ValueError: for an empty id, an invalid kb name or a naive timestamp.
         """
-        if not record.id:
-            raise ValueError("document id must not be empty")
-        validate_kb_name(record.kb_name)
-        for field in ("created_at", "updated_at"):
-            value = getattr(record, field)
-            if not isinstance(value, datetime) or value.utcoffset() is None:
-                raise ValueError(f"{field} {value!r} is a naive datetime: pass a timezone-aware one")
-        values: dict[str, Any] = {
-            "id": record.id, "kb_name": record.kb_name, "namespace": record.namespace,
-            "name": record.name, "source_uri": record.source_uri, "name_key": record.name.lower(),
-            "source_file_key": source_file_name(record.source_uri).lower(),
-            "content_hash": record.content_hash, "status": DocumentStatus(record.status).value,
-            "chunk_count": int(record.chunk_count), "error": record.error,
-            "created_at": record.created_at, "updated_at": record.updated_at,
-        }
-        tags = list(dict.fromkeys(t for t in record.tags if t))
-        with self._engine.begin() as conn:
-            stmt = _upsert_statement(conn, values)
-            if stmt is not None:
-                conn.execute(stmt)
-            elif conn.execute(select(documents.c.id).where(documents.c.id == record.id)).first():
-                changed = {k: v for k, v in values.items() if k not in ("id", "created_at")}
-                conn.execute(update(documents).where(documents.c.id == record.id).values(changed))
-            else:
-                conn.execute(insert(documents).values(values))
-            conn.execute(delete(document_tags).where(document_tags.c.document_id == record.id))
-            if tags:
-                rows = [{"document_id": record.id, "tag": t, "position": i}
-                        for i, t in enumerate(tags)]
-                conn.execute(insert(document_tags), rows)
+        self.upsert_many([record])
+
+    def upsert_many(self, records: Sequence[DocumentRecord]) -> None:
+        """:meth:`upsert` every record in one transaction: all are stored, or none.
+
+        Raises:
+            ValueError: for an empty id, an invalid kb name or a naive timestamp (nothing stored).
+        """
+        rows = [_values(record) for record in records]
+        with self._db().begin() as conn:
+            for record, values in zip(records, rows, strict=True):
+                stmt = _upsert_statement(conn, values)
+                if stmt is not None:
+                    conn.execute(stmt)
+                elif conn.execute(select(documents.c.id).where(documents.c.id == record.id)).first():
+                    changed = {k: v for k, v in values.items() if k not in ("id", "created_at")}
+                    conn.execute(update(documents).where(documents.c.id == record.id).values(changed))
+                else:
+                    conn.execute(insert(documents).values(values))
+                conn.execute(delete(document_tags).where(document_tags.c.document_id == record.id))
+                tags = list(dict.fromkeys(t for t in record.tags if t))
+                if tags:
+                    conn.execute(insert(document_tags), [{"document_id": record.id, "tag": t, "position": i}
+                                                         for i, t in enumerate(tags)])
 
     def get(self, document_id: str) -> DocumentRecord | None:
         """Return the record of ``document_id``, or None when unknown."""
@@ -192,12 +203,24 @@ class SqlDocumentRegistry:
         """The subset of ``document_ids`` whose status is complete (one query per 500 ids)."""
         wanted = list(dict.fromkeys(document_ids))
         found: set[str] = set()
-        with self.engine.connect() as conn:
+        with self._db().connect() as conn:
             for start in range(0, len(wanted), 500):
                 part = wanted[start:start + 500]
                 rows = conn.execute(select(documents.c.id).where(
                     documents.c.id.in_(part), documents.c.status == DocumentStatus.COMPLETE.value))
                 found.update(str(row[0]) for row in rows)
+        return found
+
+    def complete_versions(self, document_ids: Sequence[str]) -> dict[str, str]:
+        """``{id: content_hash}`` of the documents among ``document_ids`` whose status is complete."""
+        wanted = list(dict.fromkeys(document_ids))
+        found: dict[str, str] = {}
+        with self._db().connect() as conn:
+            for start in range(0, len(wanted), 500):
+                rows = conn.execute(select(documents.c.id, documents.c.content_hash).where(
+                    documents.c.id.in_(wanted[start:start + 500]),
+                    documents.c.status == DocumentStatus.COMPLETE.value))
+                found.update((str(row[0]), str(row[1])) for row in rows)
         return found
 
     def set_status(self, document_id: str, status: DocumentStatus, chunk_count: int | None = None,
@@ -211,7 +234,7 @@ class SqlDocumentRegistry:
                                   "updated_at": datetime.now(UTC)}
         if chunk_count is not None:
             values["chunk_count"] = int(chunk_count)
-        with self._engine.begin() as conn:
+        with self._db().begin() as conn:
             result = conn.execute(
                 update(documents).where(documents.c.id == document_id).values(values))
             if result.rowcount == 0:
@@ -219,7 +242,7 @@ class SqlDocumentRegistry:
 
     def delete(self, document_id: str) -> bool:
         """Delete the document and its tags; returns whether it existed."""
-        with self._engine.begin() as conn:
+        with self._db().begin() as conn:
             conn.execute(delete(document_tags).where(document_tags.c.document_id == document_id))
             result = conn.execute(delete(documents).where(documents.c.id == document_id))
             return bool(result.rowcount)
@@ -241,13 +264,13 @@ class SqlDocumentRegistry:
 
     def kb_names(self) -> set[str]:
         """Return the kb names that have at least one document."""
-        with self._engine.connect() as conn:
+        with self._db().connect() as conn:
             return {r[0] for r in conn.execute(select(documents.c.kb_name).distinct())}
 
     def count(self, kb_name: str | None = None, status: DocumentStatus | None = None) -> int:
         """Return the number of documents, optionally of one kb and/or status."""
         stmt = self._where(select(func.count()).select_from(documents), kb_name, status)
-        with self._engine.connect() as conn:
+        with self._db().connect() as conn:
             return int(conn.execute(stmt).scalar_one())
 
     def lookup_document_ids_by_name_terms(self, terms: Sequence[str], kb_name: str | None = None,
@@ -270,7 +293,7 @@ class SqlDocumentRegistry:
             stmt = stmt.where(documents.c.kb_name == kb_name)
         if namespace is not None:
             stmt = stmt.where(documents.c.namespace == namespace)
-        with self._engine.connect() as conn:
+        with self._db().connect() as conn:
             return [r[0] for r in conn.execute(stmt.order_by(documents.c.id))]
 
     def document_ids_with_tags(self, tags: Sequence[str]) -> set[str]:
@@ -279,11 +302,11 @@ class SqlDocumentRegistry:
         if not wanted:
             return set()
         stmt = select(document_tags.c.document_id).where(document_tags.c.tag.in_(wanted)).distinct()
-        with self._engine.connect() as conn:
+        with self._db().connect() as conn:
             return {r[0] for r in conn.execute(stmt)}
 
     def _records(self, stmt: Any) -> builtins.list[DocumentRecord]:
-        with self._engine.connect() as conn:
+        with self._db().connect() as conn:
             rows = conn.execute(stmt).mappings().all()
             ids = [row["id"] for row in rows]
             tags: dict[str, builtins.list[str]] = {i: [] for i in ids}
@@ -307,6 +330,36 @@ class SqlDocumentRegistry:
     def close(self) -> None:
         """Dispose of the engine's connections."""
         self._engine.dispose()
+
+
+def _values(record: DocumentRecord) -> dict[str, Any]:
+    """The ``documents`` row of ``record``. Raises ValueError for an invalid record."""
+    if not record.id:
+        raise ValueError("document id must not be empty")
+    validate_kb_name(record.kb_name)
+    for field in ("created_at", "updated_at"):
+        value = getattr(record, field)
+        if not isinstance(value, datetime) or value.utcoffset() is None:
+            raise ValueError(f"{field} {value!r} is a naive datetime: pass a timezone-aware one")
+    return {
+        "id": record.id, "kb_name": record.kb_name, "namespace": record.namespace,
+        "name": record.name, "source_uri": record.source_uri, "name_key": record.name.lower(),
+        "source_file_key": source_file_name(record.source_uri).lower(),
+        "content_hash": record.content_hash, "status": DocumentStatus(record.status).value,
+        "chunk_count": int(record.chunk_count), "error": record.error,
+        "created_at": record.created_at, "updated_at": record.updated_at,
+    }
+
+
+def _unavailable_handler(url: str) -> Any:
+    """A ``handle_error`` listener that turns "cannot reach the database" into StoreUnavailable."""
+
+    def handle(context: Any) -> None:
+        original = context.original_exception
+        if context.is_disconnect or (context.connection is None and is_unavailable(context.sqlalchemy_exception)):
+            raise unavailable("document registry", url, original) from original
+
+    return handle
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

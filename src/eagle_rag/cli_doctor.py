@@ -1,0 +1,77 @@
+"""``eagle-rag doctor``: check that the registry, the vector store and the lexical index agree.
+
+``cli.py`` adds it with :func:`register_doctor_command`. Exit code 0 when consistent (or repaired),
+1 when problems remain.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from eagle_rag.doctor import DoctorReport
+
+MAX_LISTED = 20
+
+
+def doctor(
+    repair: Annotated[bool, typer.Option("--repair", help="delete orphan and stale chunks; mark pending and "
+                                                          "broken documents failed so that a re-ingest restores them")]
+    = False,
+    json_out: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Check every collection: each complete document has exactly its chunks in every store."""
+    from eagle_rag import doctor as checks
+    from eagle_rag.engine import Engine
+    from eagle_rag.settings import load_settings
+    from eagle_rag.stores.availability import is_unavailable, settings_unavailable
+
+    settings = load_settings()
+    with Engine(settings) as engine:
+        try:
+            report = checks.check(engine)
+            if repair and report.findings:
+                checks.repair(engine, report)
+        except Exception as exc:
+            if is_unavailable(exc):
+                raise settings_unavailable(exc, settings) from exc
+            raise
+    if json_out:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        _print(report)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def _print(report: DoctorReport) -> None:
+    console = Console()
+    console.print("documents: " + (", ".join(f"{n} {s}" for s, n in sorted(report.documents.items())) or "none"))
+    table = Table("collection", "vector chunks", "lexical chunks")
+    for collection, stores in report.chunks.items():
+        if any(stores.values()):
+            table.add_row(collection, str(stores["vectors"]), str(stores["lexical"]))
+    console.print(table)
+    if not report.findings:
+        console.print("[green]consistent[/]: every complete document has exactly its chunks in every store")
+        return
+    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(report.counts().items()))
+    console.print(f"[yellow]found[/]: {counts}")
+    for finding in report.findings[:MAX_LISTED]:
+        console.print(f"  {finding.kind:<8} {finding.document_id}: {finding.detail} ({finding.chunk_count} chunks)")
+    if len(report.findings) > MAX_LISTED:
+        console.print(f"  ... and {len(report.findings) - MAX_LISTED} more (--json lists all)")
+    for action in report.actions:
+        console.print(f"[cyan]repaired[/]: {action}")
+    if not report.repaired:
+        console.print("run [bold]eagle-rag doctor --repair[/] (while no ingest runs), then ingest the sources again")
+
+
+def register_doctor_command(app: typer.Typer) -> None:
+    """Add ``doctor`` to the ``eagle-rag`` command line."""
+    app.command("doctor")(doctor)

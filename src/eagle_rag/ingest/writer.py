@@ -1,0 +1,152 @@
+"""The write phase of ingest: new version first, then the registry flip, then the old version goes.
+
+For one batch of prepared documents:
+
+1. documents that no search serves yet (new, or left ``pending``/``failed`` by an earlier run) are
+   recorded ``pending``, all in one transaction, so an interrupted run is visible to ``eagle-rag
+   doctor`` and is redone by the next ingest;
+2. the chunks are embedded and written to the vector store and the lexical index (committed). Chunk
+   ids carry the document's content version (:func:`eagle_rag.ingest.chunker.content_version`),
+   so the new version of a changed document lands next to the old one, which searches keep
+   serving meanwhile (they only show chunks of the version the registry names);
+3. the registry flips every document of the batch to ``complete`` with its new content hash, in one
+   transaction: searches switch from the whole old version to the whole new one;
+4. chunks of other versions are deleted (:meth:`BatchWriter.remove_stale`). A crash before this step
+   leaves invisible stale chunks that ``eagle-rag doctor --repair`` removes.
+
+A failure in steps 1-3 rolls the batch back: a document whose old version is still served keeps it
+(only the new chunks are removed); any other document is removed from the stores and marked failed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from eagle_rag.context import HookContext
+from eagle_rag.ingest.dispatch import embed
+from eagle_rag.protocols import DocumentRecord, StoreFilter
+from eagle_rag.retrieve.safe_hooks import call_hook
+from eagle_rag.types import Chunk, ChunkClassification, DocumentStatus, ParsedDocument
+
+log = logging.getLogger(__name__)
+ProgressFn = Callable[[int, int], None]
+
+
+@dataclass
+class Prepared:
+    """One document ready to write: its content hash, the registry record it replaces, its chunks."""
+
+    doc: ParsedDocument
+    digest: str
+    old: DocumentRecord | None
+    items: list[tuple[Chunk, ChunkClassification]]
+
+    @property
+    def served(self) -> bool:
+        """True when searches serve an older version of the document (its record is complete)."""
+        return self.old is not None and self.old.status is DocumentStatus.COMPLETE
+
+    @property
+    def chunk_ids(self) -> set[str]:
+        return {chunk.id for chunk, _ in self.items}
+
+    def record(self, status: DocumentStatus, namespace: str, now: datetime) -> DocumentRecord:
+        doc = self.doc
+        return DocumentRecord(id=doc.document_id, kb_name=doc.kb_name, name=doc.name, source_uri=doc.source_uri,
+                              content_hash=self.digest, status=status, chunk_count=len(self.chunk_ids),
+                              tags=doc.tags, namespace=namespace, created_at=now, updated_at=now)
+
+
+def collection_names(ctx: HookContext) -> list[str]:
+    """Every collection the encoder registry knows (core and plugins)."""
+    return [profile.name for profile in ctx.services["encoders"].collections()]
+
+
+class BatchWriter:
+    """Writes batches of :class:`Prepared` documents through the UPSERT hook and the stores."""
+
+    def __init__(self, pm: Any) -> None:
+        self.pm = pm
+
+    def write(self, ctx: HookContext, batch: Sequence[Prepared], done: int, total: int,
+              progress: ProgressFn | None) -> int:
+        """Steps 1-3 of the module docstring. Returns the chunks embedded so far (for progress)."""
+        services = ctx.services
+        registry, vectors, encoders = services["registry"], services["vectors"], services["encoders"]
+        now = datetime.now(UTC)
+        registry.upsert_many([p.record(DocumentStatus.PENDING, ctx.namespace, now) for p in batch if not p.served])
+        groups: dict[tuple[str, str], list[Chunk]] = defaultdict(list)
+        for prepared in batch:
+            for chunk, decision in prepared.items:
+                groups[(decision.collection, decision.encoder)].append(chunk)
+        embedded: list[tuple[str, list[Chunk], list[list[float]]]] = []
+        step = ctx.settings.encoders.batch_size
+        for (collection, encoder), chunks in groups.items():
+            vecs: list[list[float]] = []
+            for i in range(0, len(chunks), step):
+                part = chunks[i:i + step]
+                vecs.extend(embed(ctx, self.pm, encoder, part))
+                done += len(part)
+                if progress:
+                    progress(done, total)
+            embedded.append((collection, chunks, vecs))
+        for collection, chunks, vecs in embedded:
+            profile = encoders.collection(collection)
+            vectors.ensure_collection(collection, profile.dim, profile.extra_output_fields, profile.metric)
+            written = call_hook(ctx, self.pm.hook.eagle_upsert_vectors, None, collection=collection,
+                                chunks=chunks, vectors=vecs)
+            if written is None:
+                vectors.upsert(collection, chunks, vecs)
+            services["lexical_for"](collection).add(chunks)
+        for collection in dict.fromkeys(c for c, _, _ in embedded):
+            services["lexical_for"](collection).commit()
+        registry.upsert_many([p.record(DocumentStatus.COMPLETE, ctx.namespace, now) for p in batch])
+        return done
+
+    def remove_stale(self, ctx: HookContext, batch: Sequence[Prepared]) -> int:
+        """Step 4: delete every chunk of the batch's documents that is not of their new version.
+
+        Only documents that had a registry record can have such chunks. Returns the chunks deleted.
+        """
+        keep = {p.doc.document_id: p.chunk_ids for p in batch if p.old is not None}
+        if not keep:
+            return 0
+        return self._delete_where(ctx, keep, lambda chunk_id, doc_id: chunk_id not in keep[doc_id])
+
+    def rollback(self, ctx: HookContext, prepared: Prepared, error: str) -> None:
+        """Undo a failed write of one document (never raises: the failure is already reported)."""
+        doc_id = prepared.doc.document_id
+        try:
+            if prepared.served:  # the old version stays, whole; only the new chunks go
+                new_ids = prepared.chunk_ids
+                self._delete_where(ctx, {doc_id: new_ids}, lambda chunk_id, _doc: chunk_id in new_ids)
+                return
+            self._delete_where(ctx, {doc_id: set()}, lambda _chunk, _doc: True)
+            ctx.services["registry"].set_status(doc_id, DocumentStatus.FAILED, error=error[:1000])
+        except Exception:  # noqa: BLE001 - the failure is already being reported
+            log.exception("rollback of %s failed", doc_id)
+
+    def _delete_where(self, ctx: HookContext, docs: dict[str, set[str]],
+                      doomed: Callable[[str, str], bool]) -> int:
+        """Delete the chunks of ``docs`` (ids) for which ``doomed(chunk_id, document_id)`` holds."""
+        services = ctx.services
+        flt = StoreFilter(document_ids=tuple(sorted(docs)))
+        deleted = 0
+        for collection in collection_names(ctx):
+            if services["vectors"].has_collection(collection):
+                refs = services["vectors"].chunk_refs(collection, flt)
+                ids = [c for c, d in refs if d in docs and doomed(c, d)]
+                if ids:
+                    deleted += services["vectors"].delete_chunks(collection, ids)
+            lexical = services["lexical_for"](collection)
+            ids = [c for c, d in lexical.chunk_refs(flt) if d in docs and doomed(c, d)]
+            if ids:
+                lexical.delete_chunks(ids)
+                lexical.commit()
+                deleted += len(ids)
+        return deleted

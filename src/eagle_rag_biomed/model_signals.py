@@ -1,0 +1,75 @@
+"""Model signals of Tier-2 and their normalisation: cross-encoder scores, late-interaction scores, rank prior.
+
+``minmax``      ``(x - min) / (max - min)`` over the candidate pool; all zeros when every value is equal.
+``rank_prior``  the incoming order as a score: ``1 / (k + rank)`` (ranks from 1, k = ``router.rrf_k``),
+                min-max normalised, so the first candidate gets 1.0 and the last 0.0. Robust to the
+                +100.0 of injected supplement hits, which a min-max of raw scores is not.
+``cross_encoder_scores`` / ``late_interaction_scores`` return None on any failure (logged as a
+``hook_failure`` decision with the stage), and the caller falls back to the rank prior, as the seeds
+fall back to the existing scores.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from eagle_rag.context import HookContext
+from eagle_rag.types import NodeWithScore
+
+__all__ = ["cross_encoder_scores", "late_interaction_scores", "minmax", "rank_prior"]
+
+log = logging.getLogger(__name__)
+
+
+def minmax(values: Sequence[float]) -> list[float]:
+    """Min-max normalise to [0, 1]; a constant (or empty) list gives zeros."""
+    if not values:
+        return []
+    low, high = min(values), max(values)
+    if high - low <= 0:
+        return [0.0] * len(values)
+    return [(v - low) / (high - low) for v in values]
+
+
+def rank_prior(n: int, k: int = 60) -> list[float]:
+    """``minmax([1/(k+1), 1/(k+2), ..., 1/(k+n)])``: 1.0 for the first, 0.0 for the last candidate."""
+    return minmax([1.0 / (k + rank) for rank in range(1, n + 1)])
+
+
+def _failed(ctx: HookContext, stage: str, label: str, exc: Exception) -> None:
+    log.warning("biomed Tier-2 %s (%s) failed: %s", stage, label, exc)
+    ctx.log_decision("hook_failure", plugin="biomed", summary=f"{stage} failed, falling back to the incoming "
+                     f"ranking: {str(exc)[:300]}", hook="eagle_rerank_merged", stage=stage, encoder=label,
+                     error=type(exc).__name__)
+
+
+def cross_encoder_scores(ctx: HookContext, label: str, query: str, nodes: Sequence[NodeWithScore],
+                         max_chars: int) -> list[float] | None:
+    """Raw cross-encoder scores of ``(query, text[:max_chars])``; None on failure or a length mismatch."""
+    try:
+        encoder = ctx.services["encoders"].cross_encoder(label)
+        scores = [float(s) for s in encoder.score_pairs(query, [n.node.text[:max_chars] for n in nodes])]
+    except Exception as exc:  # noqa: BLE001 - any model failure falls back to the incoming order
+        _failed(ctx, "cross_encoder", label, exc)
+        return None
+    if len(scores) != len(nodes):
+        _failed(ctx, "cross_encoder", label, ValueError(f"{len(scores)} scores for {len(nodes)} passages"))
+        return None
+    return scores
+
+
+def late_interaction_scores(ctx: HookContext, label: str, query: str, nodes: Sequence[NodeWithScore],
+                            max_chars: int) -> list[float] | None:
+    """MaxSim scores of the bundled late-interaction model; None on failure."""
+    try:
+        from eagle_rag_biomed.late_interaction import get_scorer
+
+        scores = get_scorer(label).score_pairs(query, [n.node.text[:max_chars] for n in nodes])
+    except Exception as exc:  # noqa: BLE001 - any model failure falls back to the incoming order
+        _failed(ctx, "late_interaction", label, exc)
+        return None
+    if len(scores) != len(nodes):
+        _failed(ctx, "late_interaction", label, ValueError(f"{len(scores)} scores for {len(nodes)} passages"))
+        return None
+    return [float(s) for s in scores]

@@ -1,0 +1,96 @@
+"""Tier-2 weight profiles: the seeds' table, two added signals, and per-profile overrides from settings.
+
+The seeds' table (``final = w_ce*ce_norm + w_entity*entity + w_sec*section - w_xdrug_penalty*xdrug``):
+
+============ ===== ======== ===== =============== =============================================
+profile      w_ce  w_entity w_sec w_xdrug_penalty  used for
+============ ===== ======== ===== =============== =============================================
+default      0.50  0.25     0.15  2.0             general queries (fallback)
+regulatory   0.30  0.20     0.35  2.5             drug label / prescribing information queries
+drug_entity  0.35  0.35     0.10  3.0             a drug named
+chemical     0.25  0.40     0.10  3.0             SMILES / compound queries
+combination  0.35  0.35     0.10  2.5             two or more drugs combined
+============ ===== ======== ===== =============== =============================================
+
+Added here (not in the seeds): ``w_prior`` weighs the incoming (hybrid + RRF) rank, so that the
+cross-encoder refines the fused ranking instead of replacing it (on its own it ranks SciFact worse
+than the hybrid ranking); ``w_li`` weighs a late-interaction (ColBERT) score. Their defaults were set
+on the SciFact train split (see eval/biomed/RETRIEVAL.md). Override any weight of any profile with
+``plugins.options.biomed.retrieval_scoring.<profile>.<weight>`` (``general`` is an alias of ``default``;
+the pseudo-profile ``all`` applies to every profile first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+__all__ = ["DEFAULT_WEIGHTS", "PROFILE_WEIGHTS", "SEED_TABLE", "ProfileWeights", "weights_for"]
+
+
+@dataclass(frozen=True)
+class ProfileWeights:
+    """The weights of one Tier-2 profile."""
+
+    w_ce: float
+    w_entity: float
+    w_sec: float
+    w_xdrug_penalty: float
+    w_prior: float = 0.5
+    w_li: float = 0.0
+
+    @property
+    def positive_total(self) -> float:
+        """The highest score the formula can give (every signal at 1.0, no penalty)."""
+        return self.w_ce + self.w_entity + self.w_sec + self.w_prior + self.w_li
+
+
+SEED_TABLE: dict[str, tuple[float, float, float, float]] = {
+    "default": (0.50, 0.25, 0.15, 2.0),
+    "regulatory": (0.30, 0.20, 0.35, 2.5),
+    "drug_entity": (0.35, 0.35, 0.10, 3.0),
+    "chemical": (0.25, 0.40, 0.10, 3.0),
+    "combination": (0.35, 0.35, 0.10, 2.5),
+}
+PROFILE_WEIGHTS: dict[str, ProfileWeights] = {name: ProfileWeights(*row) for name, row in SEED_TABLE.items()}
+DEFAULT_WEIGHTS = PROFILE_WEIGHTS["default"]
+_ALIASES = {"general": "default"}
+_NAMES = {f.name for f in fields(ProfileWeights)}
+
+
+def _profile_name(workflow: str) -> str:
+    name = _ALIASES.get(workflow, workflow)
+    return name if name in PROFILE_WEIGHTS else "default"
+
+
+def _overrides(raw: Any, profile: str) -> dict[str, float]:
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"retrieval_scoring.{profile} must be a mapping of weights")
+    out: dict[str, float] = {}
+    for key, value in raw.items():
+        if key not in _NAMES:
+            raise ValueError(f"retrieval_scoring.{profile}: unknown weight {key!r}; valid: {', '.join(sorted(_NAMES))}")
+        try:
+            out[key] = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"retrieval_scoring.{profile}.{key}: not a number: {value!r}") from None
+    return out
+
+
+def weights_for(workflow: str, retrieval_scoring: Mapping[str, Any] | None = None) -> ProfileWeights:
+    """The weights of a workflow's profile with the settings' overrides applied.
+
+    ``retrieval_scoring.all`` applies to every profile first, then ``retrieval_scoring.<profile>``
+    (``general`` and ``default`` name the same profile). An unknown workflow uses ``default``.
+    Raises ValueError for an unknown weight name or a non-numeric value.
+    """
+    name = _profile_name(workflow)
+    weights = PROFILE_WEIGHTS[name]
+    scoring = retrieval_scoring or {}
+    if "all" in scoring:
+        weights = replace(weights, **_overrides(scoring["all"], "all"))
+    for key, value in scoring.items():
+        if key != "all" and _profile_name(key) == name and _ALIASES.get(key, key) == name:
+            weights = replace(weights, **_overrides(value, key))
+    return weights

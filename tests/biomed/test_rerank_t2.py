@@ -1,0 +1,120 @@
+"""Tier-2 post_rrf_rerank: the weight table, the formula, min-max CE, fall-backs, images, overrides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from eagle_rag.types import QueryRetrievalIntent, SearchMode
+from eagle_rag_biomed.model_signals import minmax, rank_prior
+from eagle_rag_biomed.rerank_merged import Signals, fuse_signals, post_rrf_rerank, split_images
+from eagle_rag_biomed.rerank_weights import PROFILE_WEIGHTS, ProfileWeights, weights_for
+from tests.biomed.query_support import context, decisions, hit
+
+pytestmark = pytest.mark.unit
+
+DRUG = QueryRetrievalIntent("drug_entity", (), (), True)
+REGULATORY = QueryRetrievalIntent("regulatory", ("eagle_chemical",), ("dosage",), True)
+
+
+def test_the_seeds_weight_table() -> None:
+    table = {name: (w.w_ce, w.w_entity, w.w_sec, w.w_xdrug_penalty) for name, w in PROFILE_WEIGHTS.items()}
+    assert table == {
+        "default": (0.50, 0.25, 0.15, 2.0),
+        "regulatory": (0.30, 0.20, 0.35, 2.5),
+        "drug_entity": (0.35, 0.35, 0.10, 3.0),
+        "chemical": (0.25, 0.40, 0.10, 3.0),
+        "combination": (0.35, 0.35, 0.10, 2.5),
+    }
+    assert weights_for("general") == PROFILE_WEIGHTS["default"]
+    assert weights_for("unknown") == PROFILE_WEIGHTS["default"]
+
+
+def test_weight_overrides_per_profile_and_for_all() -> None:
+    scoring = {"all": {"w_prior": 0.9}, "regulatory": {"w_sec": 0.5}, "general": {"w_ce": 0.1}}
+    assert weights_for("regulatory", scoring) == ProfileWeights(0.30, 0.20, 0.5, 2.5, w_prior=0.9, w_li=0.0)
+    assert weights_for("default", scoring).w_ce == 0.1 and weights_for("drug_entity", scoring).w_ce == 0.35
+    with pytest.raises(ValueError, match="unknown weight 'w_bogus'"):
+        weights_for("chemical", {"chemical": {"w_bogus": 1}})
+    with pytest.raises(ValueError, match="not a number"):
+        weights_for("chemical", {"chemical": {"w_ce": "high"}})
+
+
+def test_minmax_and_rank_prior() -> None:
+    assert minmax([2.0, 4.0, 3.0]) == [0.0, 1.0, 0.5]
+    assert minmax([1.0, 1.0]) == [0.0, 0.0] and minmax([]) == []
+    # 1/(60+r) for r = 1..3, min-max normalised
+    top, mid, low = 1 / 61, 1 / 62, 1 / 63
+    assert rank_prior(3) == pytest.approx([1.0, (mid - low) / (top - low), 0.0])
+
+
+def test_fuse_signals_formula() -> None:
+    w = ProfileWeights(w_ce=0.35, w_entity=0.35, w_sec=0.10, w_xdrug_penalty=3.0, w_prior=0.5, w_li=0.2)
+    nodes = [hit("a"), hit("b")]
+    s = Signals(ce_norm=[0.2, 1.0], li_norm=[0.5, 0.0], prior=[1.0, 0.0], entity=[1.0, 0.75], section=[0.5, 0.0],
+                xdrug=[0.0, 1.0])
+    out = fuse_signals(nodes, s, w)
+    a = 0.35 * 0.2 + 0.2 * 0.5 + 0.5 * 1.0 + 0.35 * 1.0 + 0.10 * 0.5 - 3.0 * 0.0
+    b = 0.35 * 1.0 + 0.2 * 0.0 + 0.5 * 0.0 + 0.35 * 0.75 + 0.10 * 0.0 - 3.0 * 1.0
+    assert [n.node_id for n in out] == ["a", "b"]
+    assert [n.score for n in out] == pytest.approx([a, b])
+    assert out[0].trail[-1].detail["ce_norm"] == 0.2
+
+
+def test_cross_drug_trap_is_pushed_down(tmp_path: Path) -> None:
+    ctx = context(tmp_path, mode=SearchMode.HYBRID)
+    trap = hit("trap", "Erlotinib 150 mg daily.", meta={"primary_drugs": "erlotinib"}, path="Erlotinib > Dosage")
+    right = hit("right", "Gefitinib 250 mg daily.", meta={"primary_drugs": "gefitinib"}, path="Gefitinib > Dosage")
+    out = post_rrf_rerank(ctx, "gefitinib dosage", [trap, right], DRUG)
+    assert [n.node_id for n in out] == ["right", "trap"]
+    assert out[1].trail[-1].detail["xdrug"] == 1.0 and out[0].trail[-1].detail["entity"] == 1.0
+    # hybrid mode: no cross-encoder, ce_norm falls back to the rank prior
+    assert out[1].trail[-1].detail["ce_norm"] == out[1].trail[-1].detail["prior"] == 1.0
+    assert decisions(ctx, "biomed_rerank_t2")[-1].data["cross_encoder"] is None
+
+
+def test_cross_encoder_in_full_mode(tmp_path: Path) -> None:
+    ctx = context(tmp_path, mode=SearchMode.FULL)
+    nodes = [hit("a", "unrelated words"), hit("b", "imatinib dosage 400 mg")]
+    out = post_rrf_rerank(ctx, "imatinib dosage", nodes, REGULATORY)
+    raw = ctx.services["encoders"].cross_encoder("medcpt-rerank").score_pairs(
+        "imatinib dosage", ["unrelated words", "imatinib dosage 400 mg"])
+    by_id = {n.node_id: n.trail[-1].detail["ce_norm"] for n in out}
+    assert [by_id["a"], by_id["b"]] == pytest.approx(minmax(raw))
+    last = decisions(ctx, "biomed_rerank_t2")[-1]
+    assert last.data["cross_encoder"] == "medcpt-rerank" and "deterministic" in last.data["cross_encoder_model"]
+
+
+def test_cross_encoder_failure_falls_back_to_the_incoming_order(tmp_path: Path) -> None:
+    ctx = context(tmp_path, mode=SearchMode.FULL)
+
+    def broken(label: str) -> object:
+        raise RuntimeError("model missing")
+
+    ctx.services["encoders"].cross_encoder = broken
+    nodes = [hit("a", "first"), hit("b", "second")]
+    out = post_rrf_rerank(ctx, "query", nodes, QueryRetrievalIntent())
+    assert [n.node_id for n in out] == ["a", "b"]
+    assert [n.trail[-1].detail["ce_norm"] for n in out] == [1.0, 0.0]
+    failure = decisions(ctx, "hook_failure")[-1]
+    assert failure.data["stage"] == "cross_encoder" and "model missing" in failure.summary
+
+
+def test_images_pass_through_at_the_end_and_the_pool_is_respected(tmp_path: Path) -> None:
+    ctx = context(tmp_path, options={"tier2": {"pool": 2}})
+    nodes = [hit("img", chunk_type="medical_image"), hit("a", "a"), hit("b", "b"), hit("c", "c")]
+    texts, images = split_images(nodes)
+    assert [n.node_id for n in images] == ["img"] and len(texts) == 3
+    out = post_rrf_rerank(ctx, "query", nodes, QueryRetrievalIntent())
+    assert [n.node_id for n in out] == ["a", "b", "c", "img"]
+    assert out[2].trail == () and out[3].trail == ()  # beyond the pool and images are not scored
+
+
+def test_settings_override_the_profile(tmp_path: Path) -> None:
+    ctx = context(tmp_path, options={"retrieval_scoring": {"drug_entity": {"w_entity": 0.0, "w_xdrug_penalty": 0.0,
+                                                                           "w_prior": 1.0}}})
+    trap = hit("trap", meta={"primary_drugs": "erlotinib"})
+    right = hit("right", meta={"primary_drugs": "gefitinib"})
+    out = post_rrf_rerank(ctx, "gefitinib", [trap, right], DRUG)
+    assert [n.node_id for n in out] == ["trap", "right"]  # only the incoming order counts now

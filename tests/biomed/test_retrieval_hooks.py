@@ -1,0 +1,99 @@
+"""The biomed query hooks: abstention outside the namespace, dense expansion, injection, assembly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from eagle_rag.types import CollectionQueryPlan, QueryRetrievalIntent, SearchMode, SearchRequest
+from eagle_rag_biomed import retrieval_hooks as rh
+from eagle_rag_biomed.ontology import expand_query_for_dense_retrieval
+from tests.biomed.query_support import context, decisions, hit
+
+pytestmark = pytest.mark.unit
+
+PUBMEDBERT = CollectionQueryPlan("eagle_text_biomed", "pubmedbert")
+CHEMICAL = CollectionQueryPlan("eagle_chemical", "molformer")
+
+
+def test_every_hook_abstains_outside_the_biomed_namespace(tmp_path: Path) -> None:
+    ctx = context(tmp_path, namespace="default")
+    request = SearchRequest("imatinib dosage")
+    nodes = [hit("a")]
+    assert rh.biomed_query_assemble(ctx, request) is None
+    assert rh.biomed_classify_query(ctx, request, "imatinib dosage") is None
+    assert rh.biomed_dense_expand(ctx, "imatinib dosage", None) is None
+    assert rh.biomed_rerank_plan(ctx, "imatinib dosage", PUBMEDBERT, nodes) is None
+    assert rh.biomed_retrieve_supplement(ctx, "imatinib dosage", request, [PUBMEDBERT]) is None
+    assert rh.biomed_rrf_post_merge(ctx, "imatinib dosage", nodes, nodes) is None
+    assert rh.biomed_post_rrf_rerank(ctx, "imatinib dosage", nodes, 5) is None
+    assert ctx.extra.get(rh.INTENT_KEY) is None and decisions(ctx) == []
+
+
+def test_dense_expand_stores_the_intent_and_suffixes_pubmedbert_only(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    query = "Gleevec dosage warnings"
+    request_wide = rh.biomed_dense_expand(ctx, query, None)
+    intent = ctx.extra[rh.INTENT_KEY]
+    assert isinstance(intent, QueryRetrievalIntent) and intent.workflow == "drug_entity"
+    assert request_wide is not None and request_wide.dense_query == query and request_wide.intent == intent
+    assert request_wide.sparse_terms == ("imatinib", "warnings", "dosage")
+    dense = rh.biomed_dense_expand(ctx, query, PUBMEDBERT)
+    assert dense is not None and dense.dense_query == expand_query_for_dense_retrieval(query)
+    assert dense.dense_query.startswith(query + " [biomed entities: ")
+    assert dense.sparse_terms == request_wide.sparse_terms
+    other = rh.biomed_dense_expand(ctx, query, CHEMICAL)
+    assert other is not None and other.dense_query == query
+
+
+def test_sparse_terms_turn_underscores_into_spaces() -> None:
+    intent = QueryRetrievalIntent("regulatory", ("eagle_chemical",), ("indications_and_usage",), True)
+    assert rh.sparse_terms_for("imatinib indications", intent) == ("imatinib", "indications and usage")
+
+
+def test_dense_suffix_can_be_switched_off(tmp_path: Path) -> None:
+    ctx = context(tmp_path, options={"stages": {"dense_suffix": False}})
+    assert rh.biomed_dense_expand(ctx, "Gleevec dosage", PUBMEDBERT).dense_query == "Gleevec dosage"  # type: ignore[union-attr]
+
+
+def test_post_merge_injects_two_unseen_supplement_hits(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    merged = [hit("m1", score=0.03), hit("m2", score=0.02)]
+    supplement = [hit("m1", score=2.5), hit("s1", score=2.0), hit("s2", score=1.5), hit("s3", score=1.0)]
+    out = rh.biomed_rrf_post_merge(ctx, "imatinib dosage", merged, supplement)
+    assert out is not None and [n.node_id for n in out] == ["s1", "s2", "m1", "m2"]
+    assert [n.score for n in out[:2]] == [2.0 + 100.0, 1.5 + 100.0]
+    assert decisions(ctx, "rrf_dedupe")[-1].data["injected"] == 2
+
+
+def test_post_merge_needs_an_entity_intent_and_supplement_hits(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    assert rh.biomed_rrf_post_merge(ctx, "sample size of trials", [hit("m")], [hit("s")]) is None
+    assert rh.biomed_rrf_post_merge(ctx, "imatinib", [hit("m")], []) is None
+    off = context(tmp_path, options={"stages": {"inject": False}})
+    assert rh.biomed_rrf_post_merge(off, "imatinib", [hit("m")], [hit("s")]) is None
+
+
+def test_rerank_stages_skip_the_plain_modes(tmp_path: Path) -> None:
+    ctx = context(tmp_path, mode=SearchMode.BM25)
+    assert rh.biomed_rerank_plan(ctx, "imatinib", PUBMEDBERT, [hit("a")]) is None
+    assert rh.biomed_retrieve_supplement(ctx, "imatinib", SearchRequest("imatinib"), [PUBMEDBERT]) is None
+    assert rh.biomed_rrf_post_merge(ctx, "imatinib", [hit("m")], [hit("s")]) is None
+
+
+def test_assemble_adds_canonical_names_of_aliases(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    assert rh.biomed_query_assemble(ctx, SearchRequest("Gleevec dosage")) == "imatinib"
+    assert rh.biomed_query_assemble(ctx, SearchRequest("imatinib dosage")) is None
+    off = context(tmp_path, options={"stages": {"assemble": False}})
+    assert rh.biomed_query_assemble(off, SearchRequest("Gleevec dosage")) is None
+
+
+def test_classify_logs_the_route(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    decision = rh.biomed_classify_query(ctx, SearchRequest("imatinib dosage"), "imatinib dosage")
+    assert decision is not None and [p.collection for p in decision.plans] == ["eagle_text_biomed", "eagle_chemical"]
+    route = decisions(ctx, "route_query")[-1]
+    assert route.plugin == "biomed" and route.data["workflow"] == "drug_entity"
+    assert route.data["plans"] == ["eagle_text_biomed/pubmedbert", "eagle_chemical/molformer"]

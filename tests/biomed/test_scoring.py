@@ -1,0 +1,101 @@
+"""Entity, section and cross-drug signals (scoring.py), each table pinned."""
+
+from __future__ import annotations
+
+import pytest
+
+from eagle_rag_biomed.scoring import (
+    boost_terms_for_query,
+    cross_drug_penalty,
+    enrich_file_names,
+    entity_boost_score,
+    entity_match_score,
+    parse_primary_drugs,
+    penalty_drugs_for_query,
+    section_match_score,
+)
+from tests.biomed.query_support import FakeRegistry, hit
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (["Imatinib", "dasatinib"], ["imatinib", "dasatinib"]),
+    ("imatinib, Dasatinib,imatinib", ["imatinib", "dasatinib"]),
+    ('["imatinib", "nilotinib"]', ["imatinib", "nilotinib"]),
+    ("", []), (None, []), ("[broken", ["broken"]),
+])
+def test_parse_primary_drugs(value: object, expected: list[str]) -> None:
+    assert parse_primary_drugs(value) == expected
+
+
+@pytest.mark.parametrize(("meta", "expected"), [
+    ({"primary_drugs": "imatinib,dasatinib"}, 1.0),                 # metadata names a query drug
+    ({"primary_drugs": "nilotinib", "file_name": "label_imatinib.md"}, 0.5),  # only the blob does
+    ({"path": "Imatinib (Gleevec) > Dosage"}, 0.5),                  # path counts as blob
+    ({"document_name": "Imatinib label"}, 0.5),
+    ({"source_uri": "/data/labels/label_imatinib.md"}, 0.5),
+    ({"primary_drugs": "nilotinib", "file_name": "label_nilotinib.md"}, 0.0),
+])
+def test_entity_boost_score_table(meta: dict[str, str], expected: float) -> None:
+    assert entity_boost_score(meta, ["imatinib"]) == expected
+
+
+def test_entity_boost_without_query_drugs_is_zero() -> None:
+    assert entity_boost_score({"primary_drugs": "imatinib"}, []) == 0.0
+
+
+def test_entity_match_score_table() -> None:
+    primary = hit("a", meta={"primary_drugs": "imatinib"})
+    blob = hit("b", path="Imatinib label > Dosage")
+    text = hit("c", text="Patients switched from imatinib to nilotinib.", meta={"primary_drugs": "nilotinib"})
+    late = hit("d", text="x" * 600 + " imatinib")
+    assert [entity_match_score(n, ["imatinib"]) for n in (primary, blob, text, late)] == [1.0, 0.75, 0.75, 0.0]
+
+
+def test_section_match_score_is_the_share_of_cues() -> None:
+    node = hit("a", path="Label > Warnings and Precautions", meta={"biomed_section": "warnings"})
+    assert section_match_score(node, ["warnings", "dosage"]) == 1 / 2
+    both = hit("b", path="Dosage and Administration", meta={"content_summary": "indications and usage ..."})
+    assert section_match_score(both, ["dosage", "indications_and_usage"]) == 2 / 2
+    assert section_match_score(node, []) == 0.0
+
+
+def test_cross_drug_penalty_rules() -> None:
+    other = hit("a", text="Nilotinib prolongs QT.", meta={"primary_drugs": "nilotinib"})
+    mentions = hit("b", text="Unlike imatinib, nilotinib ...", meta={"primary_drugs": "nilotinib"})
+    same = hit("c", meta={"primary_drugs": ["imatinib"]})
+    unknown = hit("d", text="no drug metadata")
+    assert cross_drug_penalty(other, ["imatinib"]) == 1.0
+    assert cross_drug_penalty(mentions, ["imatinib"]) == 0.0
+    assert cross_drug_penalty(same, ["imatinib"]) == 0.0
+    assert cross_drug_penalty(unknown, ["imatinib"]) == 0.0
+    assert cross_drug_penalty(other, []) == 0.0  # a query without drugs penalises nothing
+
+
+def test_boost_terms_drugs_first_then_target_related_drugs() -> None:
+    assert boost_terms_for_query("imatinib dosage") == ["imatinib"]
+    egfr = boost_terms_for_query("EGFR T790M resistance")
+    assert egfr[:3] == ["gefitinib", "erlotinib", "osimertinib"] and len(egfr) == 6
+    assert boost_terms_for_query("hepatic insulin resistance") == []  # a disease's drugs are not boosted
+    competitive = boost_terms_for_query("alternatives to imatinib")
+    assert competitive[0] == "imatinib" and "dasatinib" in competitive and "nilotinib" in competitive
+
+
+def test_penalty_drugs_are_named_drugs_unless_competitive() -> None:
+    assert penalty_drugs_for_query("imatinib dosage") == ["imatinib"]
+    assert penalty_drugs_for_query("drugs that compete with imatinib") == []
+    assert penalty_drugs_for_query("EGFR T790M") == []
+
+
+def test_enrich_file_names_from_the_registry() -> None:
+    class Record:
+        name, source_uri = "Imatinib (Gleevec) prescribing information", "/s/labels/label_imatinib.md"
+
+    registry = FakeRegistry(records={"d1": Record()})
+    nodes = [hit("a", doc="d1", meta={"document_name": "kept"}), hit("b", doc="unknown")]
+    out = enrich_file_names(nodes, registry)
+    assert out[0].node.metadata == {"file_name": "label_imatinib.md", "document_name": "kept",
+                                    "source_uri": "/s/labels/label_imatinib.md"}
+    assert out[1] is nodes[1] and nodes[0].node.metadata == {"document_name": "kept"}
+    assert entity_boost_score(out[0].node.metadata, ["imatinib"]) == 0.5
