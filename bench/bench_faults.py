@@ -30,8 +30,8 @@ from eagle_rag.engine import Engine
 from eagle_rag.settings import load_settings
 from eagle_rag.types import DocumentStatus, SearchMode, SearchRequest
 
-WORDS = ("tumour melanoma kinase receptor antibody trial cohort mouse survival dose toxicity gene protein "
-         "cell therapy risk metformin aspirin insulin glucose").split()
+WORDS = ["tumour", "melanoma", "kinase", "receptor", "antibody", "trial", "cohort", "mouse", "survival", "dose",
+         "toxicity", "gene", "protein", "cell", "therapy", "risk", "metformin", "aspirin", "insulin", "glucose"]
 
 
 def write_corpus(root: Path, records: int, rng: random.Random, phase: int) -> None:

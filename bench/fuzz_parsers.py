@@ -91,8 +91,9 @@ def fuzz_atheris(target: str, seconds: float) -> dict[str, Any]:
     started = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120)
     log = proc.stderr.splitlines()
-    runs = next((int(line.split()[1].lstrip("#")) for line in reversed(log) if line.startswith("#")
-                 and len(line.split()) > 1 and line.split()[1].lstrip("#").isdigit()), 0)
+    done = [line.split()[1] for line in log if line.startswith("Done ") and line.split()[1].isdigit()]
+    pulses = [line.split()[0].lstrip("#") for line in log if line.startswith("#") and line.split()[0][1:].isdigit()]
+    runs = int(done[-1]) if done else int(pulses[-1]) if pulses else 0
     found = [line for line in log if "Uncaught Python exception" in line or line.startswith("Traceback")]
     tail = [line for line in log if "Error" in line][-3:]
     return {"engine": "atheris", "runs": runs, "runs_per_s": round(runs / max(time.perf_counter() - started, 1), 1),

@@ -58,7 +58,8 @@ def test_reingest_is_atomic_for_concurrent_searches(engine: Engine, tmp_path: Pa
             tags = {("alpha" if "alpha" in h.text else "beta") for h in hits}
             versions = {chunk_version(h.id) for h in hits}
             if len(hits) != SECTIONS or len(tags) != 1 or len(versions) != 1:
-                errors.append(f"{mode.value}: {len(hits)} hits, tags {sorted(tags)}, versions {sorted(map(str, versions))}")
+                errors.append(f"{mode.value}: {len(hits)} hits, tags {sorted(tags)}, "
+                              f"versions {sorted(map(str, versions))}")
             seen.append((tags.pop() if len(tags) == 1 else "mixed", len(hits)))
 
     searchers = [threading.Thread(target=search, args=(m,)) for m in (SearchMode.BM25, SearchMode.HYBRID)]

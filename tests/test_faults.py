@@ -34,8 +34,8 @@ pytestmark = pytest.mark.integration
 RECORDS = 600
 KILLS = 2
 SEED = 7
-WORDS = ("tumour melanoma kinase receptor antibody trial cohort mouse survival dose toxicity gene protein "
-         "cell therapy risk metformin aspirin insulin glucose").split()
+WORDS = ["tumour", "melanoma", "kinase", "receptor", "antibody", "trial", "cohort", "mouse", "survival", "dose",
+         "toxicity", "gene", "protein", "cell", "therapy", "risk", "metformin", "aspirin", "insulin", "glucose"]
 
 
 def _corpus(root: Path) -> Path:

@@ -178,5 +178,7 @@ def collection_counts(vectors: object) -> CollectionCounts:
     """The shared :class:`CollectionCounts` of a vector store object."""
     counts = _COUNTS.get(id(vectors))
     if counts is None or counts.vectors is not vectors:
+        if len(_COUNTS) > 64:
+            _COUNTS.clear()
         counts = _COUNTS[id(vectors)] = CollectionCounts(vectors)
     return counts

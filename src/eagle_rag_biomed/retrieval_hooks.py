@@ -41,7 +41,7 @@ from eagle_rag_biomed.ontology import EntityType, expand_query_for_dense_retriev
 from eagle_rag_biomed.query_intent import detect_retrieval_intent
 from eagle_rag_biomed.query_options import query_options, seed_options
 from eagle_rag_biomed.query_route import QUERY_LABELS, BiomedQueryRouteClassifier, collection_counts
-from eagle_rag_biomed.rerank import biomed_rerank
+from eagle_rag_biomed.rerank import biomed_rerank, model_of
 from eagle_rag_biomed.rerank_merged import post_rrf_rerank
 from eagle_rag_biomed.rerank_policy import DECISION_CATEGORY, RerankPolicy, resolve_rerank_policy
 from eagle_rag_biomed.scope_routing import apply_scope_aware_union
@@ -121,6 +121,7 @@ def biomed_classify_query(ctx: HookContext, request: SearchRequest, query: str) 
                                               suppressed=intent.suppress_collections)
     ctx.log_decision("route_query", plugin=PLUGIN, summary=decision.reason, workflow=intent.workflow,
                      plans=[f"{p.collection}/{p.encoder}" for p in decision.plans], scope_added=added,
+                     models={p.encoder: model_of(ctx, p.encoder) for p in decision.plans},
                      hints=dict(decision.retrieval_hints))
     return decision
 

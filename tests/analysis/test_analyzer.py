@@ -48,6 +48,8 @@ def test_cjk_ratio():
     assert cjk_ratio("") == 0.0
     assert cjk_ratio("阿司匹林") == 1.0
     assert cjk_ratio("aspirin 阿司匹林") == pytest.approx(4 / 11)
+    assert cjk_ratio("10个月宝宝") == 1.0  # digits are script-neutral
+    assert cjk_ratio("____10__") == 0.0
 
 
 text_strategy = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80)

@@ -97,3 +97,4 @@ def test_classify_logs_the_route(tmp_path: Path) -> None:
     route = decisions(ctx, "route_query")[-1]
     assert route.plugin == "biomed" and route.data["workflow"] == "drug_entity"
     assert route.data["plans"] == ["eagle_text_biomed/pubmedbert", "eagle_chemical/molformer"]
+    assert set(route.data["models"]) == {"pubmedbert", "molformer"}

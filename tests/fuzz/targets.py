@@ -12,8 +12,8 @@ from __future__ import annotations
 import io
 import json
 import traceback
-from datetime import UTC, datetime
 from collections.abc import Callable
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any

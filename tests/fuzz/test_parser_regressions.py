@@ -19,7 +19,8 @@ pytestmark = pytest.mark.unit
 
 SDF_LATIN1_NAME = (b"\xff\n  test\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n"
                    b"    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\nM  END\n$$$$\n")
-SDF_LATIN1_PROPERTY = SDF_LATIN1_NAME.replace(b"\xff\n", b"ok\n").replace(b"M  END\n", b"M  END\n>  <NAME>\n\xff\xfe\n\n")
+SDF_LATIN1_PROPERTY = (SDF_LATIN1_NAME.replace(b"\xff\n", b"ok\n")
+                       .replace(b"M  END\n", b"M  END\n>  <NAME>\n\xff\xfe\n\n"))
 
 
 @pytest.mark.parametrize("data", [b"[" * 100_000, b'{"a":' * 50_000, b'[{"id": "x", "text": "t", "metadata": '

@@ -112,3 +112,13 @@ def test_split_text_respects_limit_and_keeps_all_words():
     for i in range(10):
         assert any(f"Paragraph {i} " in p for p in pieces)
     assert split_text("short", 500, 50) == ["short"]
+
+
+def test_embed_input_adds_a_real_title_but_never_a_bare_id(tmp_path: Path):
+    from eagle_rag.ingest.dispatch import embed_input
+
+    [titled] = chunk_document(parse_markdown(tmp_path / "imatinib.md", MD, "kb")[0])[2:3]
+    assert embed_input(titled).startswith("Imatinib label\nDosage and Administration")
+    [untitled] = parse_jsonl(tmp_path / "c.jsonl", b'{"_id": "t78329c33ab66", "text": "body only"}', "kb")
+    [chunk] = chunk_document(untitled)
+    assert embed_input(chunk) == "body only"

@@ -119,8 +119,11 @@ def compact_name(text: str) -> str:
 
 
 def cjk_ratio(text: str) -> float:
-    """Share of CJK characters among the letters and digits of ``text`` (0.0 for empty text)."""
-    letters = [c for c in text if c.isalnum()]
+    """Share of CJK characters among the letters of ``text`` (0.0 when it has no letters).
+
+    Digits, punctuation and symbols are script-neutral: "10个月宝宝" is all CJK.
+    """
+    letters = [c for c in text if c.isalpha()]
     if not letters:
         return 0.0
     return sum(1 for c in letters if _is_cjk(c)) / len(letters)

@@ -77,9 +77,14 @@ def check_decision(ctx: HookContext, chunk: Chunk, decision: ChunkClassification
 
 
 def embed_input(chunk: Chunk) -> str:
-    """The text an encoder sees for a chunk: the document name, when the text lacks it, then the text."""
+    """The text an encoder sees for a chunk: the document name, when the text lacks it, then the text.
+
+    A name that is only an identifier (a record without a title is named by its id) is left out:
+    it carries no meaning and would only add noise to the embedding.
+    """
     name = str(chunk.metadata.get("document_name", ""))
-    if name and name not in chunk.text[:300]:
+    identifiers = {chunk.document_id, str(chunk.metadata.get("record_id", ""))}
+    if name and name not in identifiers and name not in chunk.text[:300]:
         return f"{name}\n{chunk.text}"
     return chunk.text
 

@@ -129,10 +129,14 @@ class MilvusLexicalIndex:
         return self._store.client
 
     def exists(self) -> bool:
-        """True when the Milvus collection exists (nothing was committed before otherwise)."""
-        if not self._exists:
-            self._exists = bool(self.client.has_collection(self.name))
-        return self._exists
+        """True when the Milvus collection exists (nothing was committed before otherwise); an
+        existing collection is loaded (a reopened Milvus Lite file starts with it released)."""
+        with self._lock:
+            if not self._exists and self.client.has_collection(self.name):
+                if "Loaded" not in str(self.client.get_load_state(self.name)["state"]):
+                    self.client.load_collection(self.name)
+                self._exists = True
+            return self._exists
 
     def add(self, chunks: Sequence[Chunk]) -> int:
         """Buffer ``chunks`` (replacing chunks with the same id at commit); returns how many.

@@ -1,0 +1,229 @@
+"""Growth: indexes of 10k, 100k and 1M chunks; ingest rate, size on disk, memory, search latency.
+
+    /tmp/venv/bin/python bench/bench_growth.py --sizes 10000 100000 [--queries 200] [--dim 64]
+    /tmp/venv/bin/python bench/bench_growth.py --report      # plot bench/growth.png + markdown table
+
+Each size is built from scratch in its own folder, in this process, straight through the stores
+(no encoder): synthetic text from a fixed seed (a Zipf vocabulary of 50,000 pseudo-words, 40-120
+words a chunk, 4 chunks a document) and random unit vectors (dim 64, seeded numpy). Written to
+Milvus Lite (HNSW M 16 / efConstruction 256, batches of 2,000), tantivy (through the shared analyzer,
+commit every 50,000) and the SQLite registry (one transaction per 2,000 documents). Reported per
+size: chunks/s of each store and overall, bytes on disk of each store, RSS now and peak (Milvus
+Lite runs in this process), and p50/p95 over ``--queries`` queries (2-4 vocabulary words) of bm25
+(tantivy), dense (Milvus HNSW, ef 64) and hybrid (both, depth 50, RRF k 60 with the engine's
+``merge_rrf``, then the registry visibility look-up the search service does). Results accumulate in
+``bench/results/growth.json``, one entry per size, so sizes can be run in separate processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from eagle_rag.evaluation.beir import percentile
+from eagle_rag.protocols import DocumentRecord
+from eagle_rag.retrieve.fusion import merge_rrf
+from eagle_rag.stores.lexical import TantivyLexicalIndex
+from eagle_rag.stores.milvus import MilvusVectorStore
+from eagle_rag.stores.registry import SqlDocumentRegistry
+from eagle_rag.types import Chunk, DocumentStatus, NodeWithScore, ranked
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results" / "growth.json"
+VOCAB, BATCH, COMMIT_EVERY, CHUNKS_PER_DOC, DEPTH = 50_000, 2_000, 50_000, 4, 50
+SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "qui", "dra", "bel", "sto", "fen", "gor"]
+
+
+def vocabulary(rng: np.random.Generator) -> np.ndarray:
+    words = {"".join(rng.choice(SYLLABLES, size=rng.integers(2, 5))) for _ in range(VOCAB * 2)}
+    return np.array(sorted(words)[:VOCAB])
+
+
+def texts(rng: np.random.Generator, vocab: np.ndarray, n: int) -> list[str]:
+    ranks = rng.zipf(1.2, size=n * 80) % len(vocab)
+    lengths = rng.integers(40, 121, size=n)
+    out, at = [], 0
+    words = vocab[ranks]
+    for length in lengths:
+        if at + length > len(words):
+            at = 0
+        out.append(" ".join(words[at:at + length]))
+        at += length
+    return out
+
+
+def disk_bytes(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def rss_mb() -> tuple[float, float]:
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def build(size: int, folder: Path, dim: int, seed: int) -> dict[str, Any]:
+    rng = np.random.default_rng(seed)
+    vocab = vocabulary(rng)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    vectors = MilvusVectorStore(folder / "milvus.db")
+    lexical = TantivyLexicalIndex(folder / "lexical", writer_heap_bytes=256_000_000)
+    registry = SqlDocumentRegistry(f"sqlite:///{folder / 'registry.db'}")
+    vectors.ensure_collection("eagle_text", dim)
+    seconds = {"generate": 0.0, "vectors": 0.0, "lexical": 0.0, "registry": 0.0}
+    now = time.time()
+    from datetime import UTC, datetime
+
+    stamp = datetime.fromtimestamp(now, UTC)
+    started = time.perf_counter()
+    for start in range(0, size, BATCH):
+        t0 = time.perf_counter()
+        n = min(BATCH, size - start)
+        batch_texts = texts(rng, vocab, n)
+        vecs = rng.standard_normal((n, dim), dtype=np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        chunks = [Chunk(id=f"{start + i:032x}", text=t, document_id=f"d{(start + i) // CHUNKS_PER_DOC:08d}",
+                        kb_name="growth", path=f"Section {(start + i) % CHUNKS_PER_DOC}", ordinal=(start + i) % 4)
+                  for i, t in enumerate(batch_texts)]
+        t1 = time.perf_counter()
+        vectors.upsert("eagle_text", chunks, vecs.tolist())
+        t2 = time.perf_counter()
+        lexical.add(chunks)
+        if (start + n) % COMMIT_EVERY == 0 or start + n == size:
+            lexical.commit()
+        t3 = time.perf_counter()
+        docs = sorted({c.document_id for c in chunks})
+        registry.upsert_many([DocumentRecord(id=d, kb_name="growth", name=d, source_uri=f"/synthetic/{d}",
+                                             content_hash=d, status=DocumentStatus.COMPLETE,
+                                             chunk_count=CHUNKS_PER_DOC, tags=(), namespace="default",
+                                             created_at=stamp, updated_at=stamp) for d in docs])
+        t4 = time.perf_counter()
+        for key, value in zip(seconds, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            seconds[key] += value
+    vectors.client.flush(vectors.physical_name("eagle_text"))
+    total = time.perf_counter() - started
+    queries = [" ".join(vocab[rng.zipf(1.2, size=rng.integers(2, 5)) % 2000]) for _ in range(400)]
+    qvecs = rng.standard_normal((400, dim), dtype=np.float32)
+    qvecs /= np.linalg.norm(qvecs, axis=1, keepdims=True)
+    return {"size": size, "dim": dim, "seconds": {k: round(v, 2) for k, v in seconds.items()},
+            "total_s": round(total, 1), "stores": (vectors, lexical, registry), "queries": queries,
+            "qvecs": qvecs}
+
+
+def latency(stores: tuple[Any, Any, Any], queries: list[str], qvecs: np.ndarray, n: int) -> dict[str, Any]:
+    vectors, lexical, registry = stores
+    for q, v in zip(queries[:10], qvecs[:10], strict=True):  # warm caches (HNSW load, searcher)
+        lexical.search(q, DEPTH)
+        vectors.search("eagle_text", v.tolist(), DEPTH)
+    out: dict[str, list[float]] = {"bm25": [], "dense": [], "hybrid": []}
+    for q, v in zip(queries[10:10 + n], qvecs[10:10 + n], strict=True):
+        t0 = time.perf_counter()
+        bm25 = lexical.search(q, DEPTH)
+        t1 = time.perf_counter()
+        dense = vectors.search("eagle_text", v.tolist(), DEPTH)
+        t2 = time.perf_counter()
+        lists = [ranked([NodeWithScore(h.chunk, h.score, "eagle_text") for h in hits], stage)
+                 for hits, stage in ((bm25, "bm25"), (dense, "dense"))]
+        fused = merge_rrf(lists, k=60)
+        registry.complete_versions([n_.node.document_id for n_ in fused])
+        t3 = time.perf_counter()
+        out["bm25"].append((t1 - t0) * 1000)
+        out["dense"].append((t2 - t1) * 1000)
+        out["hybrid"].append((t3 - t0) * 1000)
+    return {k: {"p50": round(percentile(sorted(v), 50), 2), "p95": round(percentile(sorted(v), 95), 2)}
+            for k, v in out.items()}
+
+
+def run(size: int, dim: int, queries: int, seed: int, keep: bool) -> dict[str, Any]:
+    folder = ROOT / "bench" / "results" / f"growth-{size}"
+    built = build(size, folder, dim, seed)
+    vectors, lexical, registry = built.pop("stores")
+    lat = latency((vectors, lexical, registry), built.pop("queries"), built.pop("qvecs"), queries)
+    rss, peak = rss_mb()
+    lexical.close()
+    vectors.close()
+    registry.close()
+    disk = {"milvus_lite": disk_bytes(folder / "milvus.db"), "tantivy": disk_bytes(folder / "lexical"),
+            "sqlite": disk_bytes(folder / "registry.db")}
+    s = built["seconds"]
+    result = {**built, "chunks_per_s": round(size / built["total_s"], 1),
+              "store_chunks_per_s": {k: round(size / s[k], 1) for k in ("vectors", "lexical", "registry") if s[k]},
+              "disk_mb": {k: round(v / 2**20, 1) for k, v in disk.items()}, "rss_mb": round(rss, 1),
+              "peak_rss_mb": round(peak, 1), "latency_ms": lat}
+    if not keep:
+        shutil.rmtree(folder, ignore_errors=True)
+    return result
+
+
+def report() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results = sorted(json.loads(RESULTS.read_text()).values(), key=lambda r: r["size"])
+    sizes = [r["size"] for r in results]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    for kind, style in (("bm25", "o-"), ("dense", "s-"), ("hybrid", "^-")):
+        axes[0].plot(sizes, [r["latency_ms"][kind]["p50"] for r in results], style, label=f"{kind} p50")
+        axes[0].plot(sizes, [r["latency_ms"][kind]["p95"] for r in results], style, alpha=0.35, label=f"{kind} p95")
+    axes[0].set(xscale="log", yscale="log", xlabel="chunks", ylabel="ms", title="search latency (top 50)")
+    for store in ("milvus_lite", "tantivy", "sqlite"):
+        axes[1].plot(sizes, [r["disk_mb"][store] for r in results], "o-", label=store)
+    axes[1].plot(sizes, [r["peak_rss_mb"] for r in results], "k--", label="peak RSS")
+    axes[1].set(xscale="log", yscale="log", xlabel="chunks", ylabel="MB", title="disk and memory")
+    axes[2].plot(sizes, [r["chunks_per_s"] for r in results], "o-", label="all stores")
+    for store in ("vectors", "lexical"):
+        axes[2].plot(sizes, [r["store_chunks_per_s"][store] for r in results], "s--", label=store)
+    axes[2].set(xscale="log", xlabel="chunks", ylabel="chunks/s", title="ingest rate (no encoder)")
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("Eagle-RAG growth: Milvus Lite + tantivy + SQLite on 2 shared cores (dim 64 vectors)")
+    fig.tight_layout()
+    fig.savefig(ROOT / "bench" / "growth.png", dpi=110)
+    print("| chunks | ingest chunks/s (vectors / lexical / all) | disk MB (Milvus Lite / tantivy / SQLite) "
+          "| RSS / peak MB | bm25 p50 / p95 ms | dense p50 / p95 ms | hybrid p50 / p95 ms |")
+    print("|---:|---|---|---|---|---|---|")
+    for r in results:
+        lat, d, s = r["latency_ms"], r["disk_mb"], r["store_chunks_per_s"]
+        print(f"| {r['size']:,} | {s['vectors']:,.0f} / {s['lexical']:,.0f} / {r['chunks_per_s']:,.0f} "
+              f"| {d['milvus_lite']:,} / {d['tantivy']:,} / {d['sqlite']:,} "
+              f"| {r['rss_mb']:,.0f} / {r['peak_rss_mb']:,.0f} | "
+              + " | ".join(f"{lat[k]['p50']} / {lat[k]['p95']}" for k in ("bm25", "dense", "hybrid")) + " |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000])
+    parser.add_argument("--dim", type=int, default=64)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=20240601)
+    parser.add_argument("--keep", action="store_true", help="keep the index folders under bench/results")
+    parser.add_argument("--report", action="store_true", help="only plot and print the table")
+    args = parser.parse_args()
+    if args.report:
+        report()
+        return
+    os.environ.setdefault("OMP_NUM_THREADS", "2")
+    for size in args.sizes:
+        result = run(size, args.dim, args.queries, args.seed, args.keep)
+        saved = json.loads(RESULTS.read_text()) if RESULTS.is_file() else {}
+        saved[str(size)] = result
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        RESULTS.write_text(json.dumps(saved, indent=2))
+        print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()
