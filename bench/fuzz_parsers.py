@@ -94,10 +94,13 @@ def fuzz_atheris(target: str, seconds: float) -> dict[str, Any]:
     done = [line.split()[1] for line in log if line.startswith("Done ") and line.split()[1].isdigit()]
     pulses = [line.split()[0].lstrip("#") for line in log if line.startswith("#") and line.split()[0][1:].isdigit()]
     runs = int(done[-1]) if done else int(pulses[-1]) if pulses else 0
-    found = [line for line in log if "Uncaught Python exception" in line or line.startswith("Traceback")]
-    tail = [line for line in log if "Error" in line][-3:]
+    marks = [i for i, line in enumerate(log) if "Uncaught Python exception" in line]
+    crash = next((line for line in log[marks[0] + 1:] if line and not line.startswith(("Traceback", " "))), "?") \
+        if marks else ""
+    artifacts = sorted(crashes.glob(f"{target}-crash-*"), key=lambda p: p.stat().st_mtime)
+    found = {crash: str(artifacts[-1].relative_to(ROOT)) if artifacts else target} if marks else {}
     return {"engine": "atheris", "runs": runs, "runs_per_s": round(runs / max(time.perf_counter() - started, 1), 1),
-            "rc": proc.returncode, "new_crashes": {line: target for line in tail} if found else {}}
+            "rc": proc.returncode, "new_crashes": found}
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ The seeds' knobs (``default_dual_text_search``, ``medcpt_dual_search``, ``explor
 ``retrieval_scoring``) are validated by :mod:`eagle_rag_biomed.options`; this module adds the
 query-side blocks:
 
-``stages``  switches for the ablation of the pipeline (all on by default except ``late_interaction``):
+``stages``  switches for the ablation of the pipeline (all on by default):
             ``assemble``, ``dense_suffix``, ``tier1``, ``supplement``, ``inject``, ``tier2``,
             ``cross_encoder``, ``late_interaction``, ``chemical_branch``.
 ``tier1``   ``pool`` (hits of a plan re-scored, default 20), ``max_chars`` (2048), ``mode``
@@ -41,7 +41,7 @@ class Stages(_Block):
     inject: bool = True
     tier2: bool = True
     cross_encoder: bool = True
-    late_interaction: bool = False
+    late_interaction: bool = True
     chemical_branch: bool = True
 
 

@@ -9,7 +9,7 @@ import pytest
 from eagle_rag.types import QueryRetrievalIntent, SearchMode
 from eagle_rag_biomed.model_signals import minmax, rank_prior
 from eagle_rag_biomed.rerank_merged import Signals, fuse_signals, post_rrf_rerank, split_images
-from eagle_rag_biomed.rerank_weights import PROFILE_WEIGHTS, ProfileWeights, weights_for
+from eagle_rag_biomed.rerank_weights import PROFILE_WEIGHTS, SEED_TABLE, ProfileWeights, weights_for
 from tests.biomed.query_support import context, decisions, hit
 
 pytestmark = pytest.mark.unit
@@ -19,13 +19,24 @@ REGULATORY = QueryRetrievalIntent("regulatory", ("eagle_chemical",), ("dosage",)
 
 
 def test_the_seeds_weight_table() -> None:
-    table = {name: (w.w_ce, w.w_entity, w.w_sec, w.w_xdrug_penalty) for name, w in PROFILE_WEIGHTS.items()}
-    assert table == {
+    assert SEED_TABLE == {
         "default": (0.50, 0.25, 0.15, 2.0),
         "regulatory": (0.30, 0.20, 0.35, 2.5),
         "drug_entity": (0.35, 0.35, 0.10, 3.0),
         "chemical": (0.25, 0.40, 0.10, 3.0),
         "combination": (0.35, 0.35, 0.10, 2.5),
+    }
+
+
+def test_defaults_keep_the_seeds_domain_weights_and_the_tuned_model_weights() -> None:
+    table = {name: (w.w_ce, w.w_entity, w.w_sec, w.w_xdrug_penalty, w.w_prior, w.w_li)
+             for name, w in PROFILE_WEIGHTS.items()}
+    assert table == {
+        "default": (0.35, 0.25, 0.15, 2.0, 1.5, 0.5),
+        "regulatory": (0.30, 0.20, 0.35, 2.5, 0.5, 0.25),
+        "drug_entity": (0.35, 0.35, 0.10, 3.0, 0.5, 1.0),
+        "chemical": (0.25, 0.40, 0.10, 3.0, 0.5, 0.0),
+        "combination": (0.35, 0.35, 0.10, 2.5, 0.5, 0.5),
     }
     assert weights_for("general") == PROFILE_WEIGHTS["default"]
     assert weights_for("unknown") == PROFILE_WEIGHTS["default"]
@@ -33,7 +44,7 @@ def test_the_seeds_weight_table() -> None:
 
 def test_weight_overrides_per_profile_and_for_all() -> None:
     scoring = {"all": {"w_prior": 0.9}, "regulatory": {"w_sec": 0.5}, "general": {"w_ce": 0.1}}
-    assert weights_for("regulatory", scoring) == ProfileWeights(0.30, 0.20, 0.5, 2.5, w_prior=0.9, w_li=0.0)
+    assert weights_for("regulatory", scoring) == ProfileWeights(0.30, 0.20, 0.5, 2.5, w_prior=0.9, w_li=0.25)
     assert weights_for("default", scoring).w_ce == 0.1 and weights_for("drug_entity", scoring).w_ce == 0.35
     with pytest.raises(ValueError, match="unknown weight 'w_bogus'"):
         weights_for("chemical", {"chemical": {"w_bogus": 1}})

@@ -30,7 +30,8 @@ Parser = Callable[[Path, bytes, str], list[ParsedDocument]]
 TOKENS: dict[str, list[bytes]] = {
     "text": [b"\x00", b"\xff\xfe", b"\xef\xbb\xbf", b"\r\n", "\u2028".encode(), "中文".encode(), b"\xed\xa0\x80"],
     "markdown": [b"\n# ", b"\n###### ", b"\n```\n", b"\n#\n", b"#" * 300, b"\n\n", b"<!--"],
-    "html": [b"<h1>", b"</h1>", b"<script>", b"<title>", b"&#0;", b"&#x110000;", b"&amp", b"<![CDATA[", b"<h7>"],
+    "html": [b"<h1>", b"</h1>", b"<script>", b"<title>", b"&#0;", b"&#x110000;", b"&amp", b"<![CDATA[", b"<![",
+             b"<!", b"<h7>"],
     "json": [b"{", b"}", b"[", b"]", b'"id":', b'"tags": [1]', b'"metadata": []', b"1e999", b"NaN", b'"\\ud800"'],
     "xml": [b"<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]>", b"&e;", b"<![CDATA[", b"]]>", b"<", b"&",
             b"<section>", b"</section>", b"<title>", b'xmlns="urn:hl7-org:v3"', b"<?xml version='1.0'?>", b"\x00"],
@@ -152,14 +153,22 @@ SUFFIX = {"text": ".txt", "markdown": ".md", "html": ".html", "json": ".json", "
 
 
 #: bugs of the biomed plugin found by fuzzing and reported to its owner, with reproducers in
-#: test_parser_regressions.py: (target, exception type name, plugin module) -> report. While listed,
+#: test_parser_regressions.py: (target, exception type or module name, plugin module) -> report. While listed,
 #: the fuzz tests tolerate exactly these, so they keep looking for other bugs. Remove an entry
 #: once the plugin is fixed (its strict xfail regression test starts failing then).
 KNOWN_PLUGIN_BUGS: dict[tuple[str, str, str], str] = {
     ("biomed_sdf", "UnicodeDecodeError", "compounds.py"):
         "RDKit GetProp on a molecule name or SD property that is not UTF-8 raises UnicodeDecodeError",
-    ("biomed_pdf", "PdfReadError", "pdf.py"): "reader.metadata on a damaged /Info dictionary raises",
-    ("biomed_pdf", "PdfStreamError", "pdf.py"): "reader.metadata on a damaged /Info dictionary raises",
+    ("biomed_sdf", "RuntimeError", "molecules.py"):
+        "Chem.DetectChemistryProblems (outside the try in sanitize_problem) raises 'Pre-condition Violation' "
+        "for an atom line with a garbage valence field",
+    ("biomed_spl", "LookupError", "safety.py"):
+        "safety.parse_xml lets LookupError escape for an XML declaration with an unknown encoding",
+    ("biomed_xml", "LookupError", "safety.py"):
+        "safety.parse_xml lets LookupError escape for an XML declaration with an unknown encoding",
+    ("biomed_pdf", "pypdf.errors", "pdf.py"):
+        "reader.metadata on a damaged /Info dictionary raises a pypdf error (PdfReadError, PdfStreamError, "
+        "LimitReachedError)",
 }
 
 
@@ -168,7 +177,7 @@ def known_plugin_bug(target: str, exc: BaseException) -> str | None:
     frames = traceback.extract_tb(exc.__traceback__)
     modules = {Path(f.filename).name for f in frames if "eagle_rag_biomed" in f.filename}
     for (known_target, name, module), report in KNOWN_PLUGIN_BUGS.items():
-        if known_target == target and type(exc).__name__ == name and module in modules:
+        if known_target == target and name in (type(exc).__name__, type(exc).__module__) and module in modules:
             return report
     return None
 

@@ -12,13 +12,20 @@ from pathlib import Path
 import pytest
 
 from eagle_rag.errors import IngestError
-from eagle_rag.ingest.parsers import MAX_METADATA_DEPTH, parse_json, parse_jsonl
+from eagle_rag.ingest.parsers import MAX_METADATA_DEPTH, parse_html, parse_json, parse_jsonl
 from tests.fuzz.targets import _pdf_seed, run_target, seeds
 
 pytestmark = pytest.mark.unit
 
 SDF_LATIN1_NAME = (b"\xff\n  test\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n"
                    b"    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\nM  END\n$$$$\n")
+ETHANOL = (b"ethanol\n  test\n\n  3  2  0  0  0  0  0  0  0  0999 V2000\n"
+           b"    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n"
+           b"    1.2990    0.7500    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n"
+           b"    2.5981    0.0000    0.0000 O   0  0  0  0  0  0  0  0  0  0  0  0\n"
+           b"  1  2  1  0\n  2  3  1  0\nM  END\n$$$$\n")
+SDF_GARBAGE_VALENCE = ETHANOL.replace(b"    1.2990    0.7500    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0",
+                                      b"    1.2990    0.7500    0.0000 C  " + b"9" * 40)
 SDF_LATIN1_PROPERTY = (SDF_LATIN1_NAME.replace(b"\xff\n", b"ok\n")
                        .replace(b"M  END\n", b"M  END\n>  <NAME>\n\xff\xfe\n\n"))
 
@@ -30,6 +37,16 @@ def test_deeply_nested_json_is_an_ingest_error(data: bytes) -> None:
         parse_json(Path("deep.json"), data, "kb")
     with pytest.raises(IngestError, match="nested too deeply"):
         parse_jsonl(Path("deep.jsonl"), data + b"\n", "kb")
+
+
+@pytest.mark.parametrize("data", [b"<![?", b"<p>text</p><![?x", b"<![ ]]>"])
+def test_malformed_marked_section_in_html_is_an_ingest_error(data: bytes) -> None:
+    """Found by atheris: the stdlib HTMLParser of Python 3.11 raises AssertionError on ``<![?``."""
+    try:
+        docs = parse_html(Path("bad.html"), data, "kb")
+    except IngestError:
+        return
+    assert docs  # a Python whose parser copes may parse it; it must never raise anything else
 
 
 def test_metadata_depth_is_limited() -> None:
@@ -63,3 +80,22 @@ def test_pdf_with_damaged_info_dictionary_is_an_ingest_error() -> None:
     damaged = _pdf_seed().replace(b"7 0 obj\n<<", b"7 0 obj\n<=")
     assert damaged != _pdf_seed()
     run_target("biomed_pdf", damaged, tolerate_known=False)
+
+
+@pytest.mark.xfail(strict=True, raises=RuntimeError,
+                   reason="biomed plugin bug, reported: molecules.sanitize_problem calls DetectChemistryProblems "
+                          "outside its try; RDKit raises 'Pre-condition Violation'")
+def test_sdf_with_a_garbage_valence_field_is_an_ingest_error() -> None:
+    _plugin("biomed_sdf")
+    assert run_target("biomed_sdf", ETHANOL, tolerate_known=False)  # the intact record parses
+    run_target("biomed_sdf", SDF_GARBAGE_VALENCE, tolerate_known=False)
+
+
+@pytest.mark.xfail(strict=True, raises=LookupError,
+                   reason="biomed plugin bug, reported: safety.parse_xml lets LookupError escape for an unknown "
+                          "encoding in the XML declaration")
+@pytest.mark.parametrize("target", ["biomed_spl", "biomed_xml"])
+def test_xml_with_an_unknown_encoding_is_an_ingest_error(target: str) -> None:
+    _plugin(target)
+    run_target(target, b'<?xml version="1.0" encoding="TTF-8"?><document xmlns="urn:hl7-org:v3"/>',
+               tolerate_known=False)

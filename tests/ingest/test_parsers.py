@@ -122,3 +122,10 @@ def test_embed_input_adds_a_real_title_but_never_a_bare_id(tmp_path: Path):
     [untitled] = parse_jsonl(tmp_path / "c.jsonl", b'{"_id": "t78329c33ab66", "text": "body only"}', "kb")
     [chunk] = chunk_document(untitled)
     assert embed_input(chunk) == "body only"
+
+
+def test_heading_detection_is_linear_on_hostile_lines(tmp_path: Path):
+    # a run of spaces and #s once made the heading regex backtrack cubically (minutes per line)
+    hostile = ("# a" + " \t" * 4000 + "#" * 4000 + " #" * 4000 + "b\n## Closed ##\nbody\n").encode()
+    [doc] = parse_markdown(tmp_path / "h.md", hostile, "kb")
+    assert doc.sections[-1].path[-1] == "Closed"

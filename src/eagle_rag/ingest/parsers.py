@@ -65,7 +65,17 @@ def parse_text(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
                            (Section((path.stem,), text),), source_type="text", kb_name=kb_name)]
 
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_HEADING = re.compile(r"(#{1,6})[ \t]+(\S.*)")
+
+
+def _heading(line: str) -> tuple[int, str] | None:
+    """(level, title) of an ATX heading line, else None. Linear time: the closing #s are stripped
+    in Python, because a regex for them backtracks cubically on long runs of spaces and #s."""
+    match = _HEADING.fullmatch(line.rstrip())
+    if match is None:
+        return None
+    title = match.group(2).rstrip("#").rstrip() or match.group(2)
+    return len(match.group(1)), title
 
 
 def parse_markdown(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
@@ -86,10 +96,10 @@ def parse_markdown(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument
     for line in text.splitlines():
         if line.lstrip().startswith("```"):
             in_fence = not in_fence
-        match = None if in_fence else _HEADING.match(line)
-        if match:
+        heading = None if in_fence else _heading(line)
+        if heading:
             flush()
-            level, title = len(match.group(1)), match.group(2).strip()
+            level, title = heading
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, title))
@@ -106,9 +116,9 @@ def parse_markdown(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument
 
 def _first_heading(text: str) -> Iterable[tuple[int, str]]:
     for line in text.splitlines():
-        match = _HEADING.match(line)
-        if match:
-            yield len(match.group(1)), match.group(2).strip()
+        heading = _heading(line)
+        if heading:
+            yield heading
             return
 
 
@@ -173,8 +183,11 @@ class _HtmlSections(HTMLParser):
 
 def parse_html(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
     parser = _HtmlSections()
-    parser.feed(_decode(data, path))
-    parser.close()
+    try:
+        parser.feed(_decode(data, path))
+        parser.close()
+    except AssertionError as exc:  # found by fuzzing: "<![?" trips the stdlib parser of Python 3.11
+        raise IngestError(f"{path.name}: malformed HTML ({exc})") from exc
     parser.flush()
     if not parser.sections:
         raise IngestError(f"{path.name}: no text found in the HTML")
