@@ -172,8 +172,8 @@ def repair(engine: Engine, report: DoctorReport) -> DoctorReport:
         for where, ids in finding.chunks.items():
             collection, store = where.split("/")
             doomed[(collection, store)].update(ids)
+    refs = _refs(engine) if failed else {}
     for doc_id in failed:  # a broken document loses all its chunks, of any version
-        refs = _refs(engine)
         for where, ids in _where(refs, doc_id).items():
             collection, store = where.split("/")
             doomed[(collection, store)].update(ids)

@@ -88,10 +88,15 @@ class FakeRegistry:
 def context(tmp_path: Path, namespace: str = "biomed", options: Mapping[str, Any] | None = None,
             mode: SearchMode = SearchMode.HYBRID, services: Mapping[str, Any] | None = None,
             search: Mapping[str, Any] | None = None) -> HookContext:
-    """A request context in the biomed profile with deterministic encoders and the core plugin manager."""
+    """A request context in the biomed profile with deterministic encoders and the core plugin manager.
+
+    The late-interaction stage is off unless ``options`` switch it on (it loads a real model).
+    """
+    biomed = dict(options or {})
+    biomed["stages"] = {"late_interaction": False, **biomed.get("stages", {})}
     overrides: dict[str, Any] = {"profile": "biomed", "data_dir": str(tmp_path / "data"),
                                  "plugins": {"enabled": [], "default_namespace": "biomed",
-                                             "options": {"biomed": dict(options or {})}}}
+                                             "options": {"biomed": biomed}}}
     if search:
         overrides["search"] = dict(search)
     settings = load_settings(environ={}, overrides=overrides)

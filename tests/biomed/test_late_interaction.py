@@ -1,0 +1,55 @@
+"""The late-interaction (ColBERT MaxSim) scorer on the bundled answerai-colbert-small model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from eagle_rag.types import QueryRetrievalIntent, SearchMode
+from eagle_rag_biomed.late_interaction import LateInteractionScorer, bundled_colbert_dir, get_scorer
+from eagle_rag_biomed.rerank_merged import post_rrf_rerank
+from tests.biomed.query_support import context, decisions, hit
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def scorer() -> LateInteractionScorer:
+    if not (bundled_colbert_dir() / "model.onnx").is_file():
+        pytest.skip("the bundled ColBERT model is not installed")
+    return get_scorer("colbert").load()
+
+
+def test_maxsim_ranks_the_relevant_passage_first(scorer: LateInteractionScorer) -> None:
+    passages = ["The weather was sunny all week.", "Imatinib 400 mg once daily treats chronic myeloid leukemia.",
+                "Warfarin doses are adjusted to the INR."]
+    scores = scorer.score_pairs("imatinib dose for chronic myeloid leukemia", passages)
+    assert len(scores) == 3 and int(np.argmax(scores)) == 1
+    assert scorer.score_pairs("anything", []) == []
+
+
+def test_maxsim_is_the_sum_of_best_token_matches(scorer: LateInteractionScorer) -> None:
+    q = scorer.encode_query("aspirin")
+    assert q.shape == (32, 384)
+    assert np.allclose(np.linalg.norm(q, axis=1), 1.0, atol=1e-4)
+    # 32 query tokens, each at most cosine 1: the score is bounded by 32
+    assert 0 < scorer.score_pairs("aspirin", ["aspirin"])[0] <= 32.0 + 1e-3
+    assert "answerai-colbert-small" in scorer.model_info
+
+
+def test_missing_model_falls_back_in_tier2(tmp_path: Path) -> None:
+    ctx = context(tmp_path, options={"stages": {"late_interaction": True},
+                                     "tier2": {"late_interaction_encoder": "missing"}}, mode=SearchMode.FULL)
+    broken = LateInteractionScorer("missing", tmp_path / "nowhere")
+    from eagle_rag_biomed import late_interaction
+
+    late_interaction._SCORERS["missing"] = broken
+    try:
+        out = post_rrf_rerank(ctx, "query", [hit("a", "first"), hit("b", "second")], QueryRetrievalIntent())
+    finally:
+        late_interaction._SCORERS.pop("missing", None)
+    assert [n.trail[-1].detail["li_norm"] for n in out] == [0.0, 0.0]
+    failure = decisions(ctx, "hook_failure")[-1]
+    assert failure.data["stage"] == "late_interaction" and "not found" in failure.summary
