@@ -42,7 +42,7 @@ def run_demo(engine: Any, console: Console, ingest: Callable[[Any, list[Path], s
             bm25 = next((e.rank for e in hit.trail if e.stage == "bm25"), None)
             dense = next((e.rank for e in hit.trail if e.stage == "dense"), None)
             why = f"{hit.match.value}; bm25 rank {bm25 or '-'}, dense rank {dense or '-'}"
-            name = hit.metadata.get("document_name", hit.document_id)
-            console.print(f"{rank}. [cyan]{name}[/] [dim]{hit.path}[/]  ({why})")
+            where = hit.path or str(hit.metadata.get("document_name", hit.document_id))
+            console.print(f"{rank}. [cyan]{where}[/]  ({why})")
             console.print(f"   {' '.join(hit.text.split())[:150]}")
     console.print(f"[bold]done[/] in {time.perf_counter() - started:.1f}s")
