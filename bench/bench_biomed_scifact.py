@@ -5,7 +5,8 @@
     .venv/bin/python bench/bench_biomed_scifact.py tune --beir ... --data-dir DIR --split train --limit-queries 200
 
 ``ablation`` runs the cumulative configurations of :data:`ABLATION` (each a search mode plus the
-``stages`` switches of the biomed plugin options) and prints nDCG@10, Recall@100, MRR@10 and the
+``stages`` switches of the biomed plugin options; the dense-suffix row forces the suffix on, later rows
+use its default, ``auto``) and prints nDCG@10, Recall@100, MRR@10 and the
 latency per query (p50 / p95). ``tune`` runs the full pipeline once with every Tier-2 signal recorded
 (cross-encoder and late interaction included), then searches the weights offline on the recorded
 signals (exact: the signals do not depend on the weights) and prints the best settings. Tune on the
@@ -32,21 +33,19 @@ from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchMode, SearchRequest
 from eagle_rag_biomed import rerank_merged, retrieval_hooks
 
-OFF = {"assemble": False, "dense_suffix": False, "tier1": False, "supplement": False, "inject": False,
-       "tier2": False, "cross_encoder": False, "late_interaction": False}
-ABLATION: list[tuple[str, SearchMode, dict[str, bool]]] = [
+OFF: dict[str, bool | str] = {"assemble": False, "dense_suffix": False, "tier1": False, "supplement": False,
+                               "inject": False, "tier2": False, "cross_encoder": False, "late_interaction": False}
+_T1 = {**OFF, "assemble": True, "dense_suffix": "auto", "tier1": True}
+_SUP = {**_T1, "supplement": True, "inject": True}
+_T2 = {**_SUP, "tier2": True}
+ABLATION: list[tuple[str, SearchMode, dict[str, bool | str]]] = [
     ("hybrid", SearchMode.HYBRID, OFF),
-    ("+ expansion", SearchMode.HYBRID, {**OFF, "assemble": True, "dense_suffix": True}),
-    ("+ Tier-1", SearchMode.HYBRID, {**OFF, "assemble": True, "dense_suffix": True, "tier1": True}),
-    ("+ supplement", SearchMode.HYBRID, {**OFF, "assemble": True, "dense_suffix": True, "tier1": True,
-                                         "supplement": True, "inject": True}),
-    ("+ Tier-2", SearchMode.HYBRID, {**OFF, "assemble": True, "dense_suffix": True, "tier1": True,
-                                     "supplement": True, "inject": True, "tier2": True}),
-    ("+ cross-encoder", SearchMode.FULL, {**OFF, "assemble": True, "dense_suffix": True, "tier1": True,
-                                          "supplement": True, "inject": True, "tier2": True, "cross_encoder": True}),
-    ("+ late interaction", SearchMode.FULL, {"assemble": True, "dense_suffix": True, "tier1": True,
-                                             "supplement": True, "inject": True, "tier2": True, "cross_encoder": True,
-                                             "late_interaction": True}),
+    ("+ dense suffix", SearchMode.HYBRID, {**OFF, "assemble": True, "dense_suffix": True}),
+    ("+ Tier-1", SearchMode.HYBRID, _T1),
+    ("+ supplement", SearchMode.HYBRID, _SUP),
+    ("+ Tier-2", SearchMode.HYBRID, _T2),
+    ("+ cross-encoder", SearchMode.FULL, {**_T2, "cross_encoder": True}),
+    ("+ late interaction", SearchMode.FULL, {**_T2, "cross_encoder": True, "late_interaction": True}),
 ]
 
 
@@ -129,7 +128,9 @@ def fused_run(records: dict[str, dict[str, Any]], w: dict[str, float]) -> dict[s
 
 
 def tune(args: argparse.Namespace, data: Any) -> None:
-    options = {"stages": {"late_interaction": True}, "retrieval_scoring": {"all": {"w_li": 0.001}}}
+    extra = json.loads(args.options) if args.options else {}
+    options = {**extra, "stages": {"late_interaction": True, **extra.get("stages", {})},
+               "retrieval_scoring": {"all": {"w_li": 0.001}}}
     with engine_for(args.data_dir, options) as engine, recording() as records:
         by_query: dict[str, dict[str, Any]] = {}
         for qid, text in data.queries.items():

@@ -24,6 +24,7 @@ from typing import Any
 
 from ranx import Qrels, Run, evaluate
 
+from eagle_rag.protocols import StoreFilter
 from eagle_rag.types import SearchMode, SearchRequest
 from eagle_rag_biomed.gold_set import GoldQuery, doc_key, matches
 from eagle_rag_biomed.query_intent import detect_retrieval_intent
@@ -158,13 +159,12 @@ def run_gold(engine: Any, gold: Sequence[GoldQuery], mode: SearchMode = SearchMo
     expected_all = {d for g in gold for d in g.expected_doc_ids}
     indexed = {e for e in expected_all if any(matches(d.id, e) for d in docs)}
     locations: dict[str, set[str]] = {}
+    present = [p.name for p in engine.encoders.collections() if engine.vectors.has_collection(p.name)]
     for e in expected_all:
-        for d in docs:
-            if matches(d.id, e):
-                for profile in engine.encoders.collections():
-                    if engine.vectors.has_collection(profile.name) and engine.vectors.chunk_ids_for_document(
-                            profile.name, d.id):
-                        locations.setdefault(e, set()).add(profile.name)
+        ids = tuple(d.id for d in docs if matches(d.id, e))
+        for name in present if ids else []:
+            if engine.vectors.count(name, StoreFilter(document_ids=ids)) > 0:
+                locations.setdefault(e, set()).add(name)
     term_gaps: set[str] = set()
     if texts is not None:
         for g in gold:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from eagle_rag.context import HookContext
 from eagle_rag.types import NodeWithScore
+from eagle_rag_biomed.scoring import passage_text
 
 __all__ = ["cross_encoder_scores", "late_interaction_scores", "minmax", "rank_prior"]
 
@@ -45,11 +46,12 @@ def _failed(ctx: HookContext, stage: str, label: str, exc: Exception) -> None:
 
 
 def cross_encoder_scores(ctx: HookContext, label: str, query: str, nodes: Sequence[NodeWithScore],
-                         max_chars: int) -> list[float] | None:
+                         max_chars: int, with_name: bool = False) -> list[float] | None:
     """Raw cross-encoder scores of ``(query, text[:max_chars])``; None on failure or a length mismatch."""
     try:
         encoder = ctx.services["encoders"].cross_encoder(label)
-        scores = [float(s) for s in encoder.score_pairs(query, [n.node.text[:max_chars] for n in nodes])]
+        texts = [passage_text(n, max_chars, with_name) for n in nodes]
+        scores = [float(s) for s in encoder.score_pairs(query, texts)]
     except Exception as exc:  # noqa: BLE001 - any model failure falls back to the incoming order
         _failed(ctx, "cross_encoder", label, exc)
         return None
@@ -60,12 +62,12 @@ def cross_encoder_scores(ctx: HookContext, label: str, query: str, nodes: Sequen
 
 
 def late_interaction_scores(ctx: HookContext, label: str, query: str, nodes: Sequence[NodeWithScore],
-                            max_chars: int) -> list[float] | None:
+                            max_chars: int, with_name: bool = False) -> list[float] | None:
     """MaxSim scores of the bundled late-interaction model; None on failure."""
     try:
         from eagle_rag_biomed.late_interaction import get_scorer
 
-        scores = get_scorer(label).score_pairs(query, [n.node.text[:max_chars] for n in nodes])
+        scores = get_scorer(label).score_pairs(query, [passage_text(n, max_chars, with_name) for n in nodes])
     except Exception as exc:  # noqa: BLE001 - any model failure falls back to the incoming order
         _failed(ctx, "late_interaction", label, exc)
         return None

@@ -9,8 +9,9 @@ pubmedbert, ``eagle_chemical`` -> molformer) and abstains (None) for any other c
    below the kept ones (in their incoming order), so a filter never costs recall;
 2. :func:`cosine_rerank` of the first ``tier1.pool`` hits: the query and each passage (cut to
    ``tier1.max_chars``, 2048) are embedded with the plan's domain encoder and sorted by the dot product
-   (cosine: vectors are L2-normalised), best first. With ``tier1.mode = fuse`` the cosine rank is fused
-   with the incoming rank by RRF (k = ``router.rrf_k``) instead of replacing it.
+   (cosine: vectors are L2-normalised), best first. With ``tier1.mode = fuse`` (the default; ``cosine``
+   is the seeds' plain sort) the cosine rank is fused with the incoming rank by RRF (k = ``router.rrf_k``)
+   instead of replacing it.
 
 The chemical plan of a non-chemical query (added by the router because the query names drugs) keeps
 only the compounds of those drugs (:func:`compounds_of_named_drugs`): other compounds would enter the
@@ -33,7 +34,7 @@ from eagle_rag.types import CollectionQueryPlan, NodeWithScore, QueryRetrievalIn
 from eagle_rag_biomed import collections as coll
 from eagle_rag_biomed.query_intent import Workflow
 from eagle_rag_biomed.query_options import query_options
-from eagle_rag_biomed.scoring import TEXT_WINDOW, boost_terms_for_query, entity_boost_score, node_meta
+from eagle_rag_biomed.scoring import TEXT_WINDOW, boost_terms_for_query, entity_boost_score, node_meta, passage_text
 
 __all__ = ["TIER1_ENCODERS", "biomed_rerank", "compounds_of_named_drugs", "cosine_rerank", "entity_filter",
            "model_of"]
@@ -92,7 +93,7 @@ def model_of(ctx: HookContext, label: str) -> str:
 
 
 def cosine_rerank(ctx: HookContext, nodes: Sequence[NodeWithScore], query: str, encoder: str,
-                  max_chars: int = 2048, stage: str = "cosine_rerank") -> list[NodeWithScore]:
+                  max_chars: int = 2048, stage: str = "cosine_rerank", with_name: bool = False) -> list[NodeWithScore]:
     """``nodes`` sorted by the cosine between the query and each passage (``text[:max_chars]``), best first.
 
     Ties keep the incoming order. Raises RuntimeError when the encoder gives no vectors.
@@ -100,7 +101,7 @@ def cosine_rerank(ctx: HookContext, nodes: Sequence[NodeWithScore], query: str, 
     if not nodes:
         return []
     query_vec = _embed(ctx, encoder, [query], "query")[0]
-    texts = [n.node.text[:max_chars] for n in nodes]
+    texts = [passage_text(n, max_chars, with_name) for n in nodes]
     keys = [(encoder, n.node.id, hashlib.blake2b(t.encode(), digest_size=8).hexdigest()) for n, t in zip(
         nodes, texts, strict=True)]
     vectors: list[list[float] | None] = [_CACHE.get(k) for k in keys]
@@ -160,7 +161,8 @@ def biomed_rerank(ctx: HookContext, query: str, plan: CollectionQueryPlan, nodes
     demoted: list[NodeWithScore] = []
     if intent.require_entity_match and sparse_terms:
         pool, demoted = entity_filter(pool, sparse_terms)
-    ranked = cosine_rerank(ctx, pool, query, encoder, opts.max_chars, stage="rerank_t1_cosine")
+    ranked = cosine_rerank(ctx, pool, query, encoder, opts.max_chars, stage="rerank_t1_cosine",
+                           with_name=opts.with_name)
     if opts.mode == "fuse":
         ranked = merge_rrf([pool, ranked], k=ctx.settings.router.rrf_k, stage="rerank_t1_fuse")
     ctx.log_decision("biomed_rerank_t1", plugin="biomed",

@@ -95,11 +95,11 @@ def post_rrf_rerank(ctx: HookContext, query: str, nodes: Sequence[NodeWithScore]
     ce_label = seed_options(ctx.settings).domain_rerank_encoder
     ce_raw = None
     if full and opts.stages.cross_encoder and weights.w_ce > 0 and pool:
-        ce_raw = cross_encoder_scores(ctx, ce_label, query, pool, opts.tier2.max_chars)
+        ce_raw = cross_encoder_scores(ctx, ce_label, query, pool, opts.tier2.max_chars, opts.tier2.with_name)
     li_raw = None
     li_label = opts.tier2.late_interaction_encoder
     if full and opts.stages.late_interaction and weights.w_li > 0 and pool:
-        li_raw = late_interaction_scores(ctx, li_label, query, pool, opts.tier2.max_chars)
+        li_raw = late_interaction_scores(ctx, li_label, query, pool, opts.tier2.max_chars, opts.tier2.with_name)
     boost = boost_terms_for_query(query)
     protected = penalty_drugs_for_query(query)
     signals = Signals(

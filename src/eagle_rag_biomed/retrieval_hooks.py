@@ -11,7 +11,7 @@ hook                   implementation              stage module
 =====================  ==========================  ===========================================
 QUERY_ASSEMBLE         biomed_query_assemble       canonical drug names for brand names / aliases
 CLASSIFY_QUERY         biomed_classify_query       query_route + scope_routing
-QUERY_DENSE_EXPAND     biomed_dense_expand         query_intent + ontology expansion
+QUERY_DENSE_EXPAND     biomed_dense_expand         query_intent + ontology expansion (dense_suffix_on)
 RERANK                 biomed_rerank_plan          rerank (Tier-1)
 RETRIEVE_SUPPLEMENT    biomed_retrieve_supplement  supplement
 RRF_POST_MERGE         biomed_rrf_post_merge       core inject_supplement_candidates
@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from eagle_rag.context import HookContext
+from eagle_rag.encoders import BUNDLED_BGE_SMALL
 from eagle_rag.hookspecs import hookimpl
 from eagle_rag.retrieve.fusion import inject_supplement_candidates
 from eagle_rag.types import (
@@ -136,9 +137,20 @@ def biomed_dense_expand(ctx: HookContext, query: str, plan: CollectionQueryPlan 
     if sparse is None:
         sparse = ctx.extra[SPARSE_KEY] = sparse_terms_for(query, intent)
     dense = query
-    if plan is not None and plan.encoder == DENSE_ENCODER and query_options(ctx.settings).stages.dense_suffix:
+    if plan is not None and plan.encoder == DENSE_ENCODER and dense_suffix_on(ctx):
         dense = expand_query_for_dense_retrieval(query)
     return ExpandedQuery(dense_query=dense, sparse_terms=tuple(sparse), intent=intent)
+
+
+def dense_suffix_on(ctx: HookContext) -> bool:
+    """The ``dense_suffix`` stage: True / False, or ``auto`` = only with a real pubmedbert checkpoint."""
+    setting = query_options(ctx.settings).stages.dense_suffix
+    if setting != "auto":
+        return bool(setting)
+    encoders = ctx.services.get("encoders")
+    if encoders is None or DENSE_ENCODER not in encoders.labels():
+        return False
+    return encoders.spec(DENSE_ENCODER).model_ref not in ("", "(none)", BUNDLED_BGE_SMALL)
 
 
 @hookimpl(specname="eagle_rerank")

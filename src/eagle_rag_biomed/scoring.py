@@ -29,7 +29,8 @@ from eagle_rag_biomed.ontology import EntityType, match_drug_entities, match_ent
 from eagle_rag_biomed.query_intent import is_competitive_query
 
 __all__ = ["TEXT_WINDOW", "boost_terms_for_query", "cross_drug_penalty", "enrich_file_names", "entity_boost_score",
-           "entity_match_score", "node_meta", "parse_primary_drugs", "penalty_drugs_for_query", "section_match_score"]
+           "entity_match_score", "node_meta", "parse_primary_drugs", "passage_text", "penalty_drugs_for_query",
+           "section_match_score"]
 
 TEXT_WINDOW = 512
 SUMMARY_WINDOW = 200
@@ -158,6 +159,20 @@ def boost_terms_for_query(query: str) -> list[str]:
 def penalty_drugs_for_query(query: str) -> list[str]:
     """The drugs the cross-drug penalty protects: those the query names, none for a competitive question."""
     return [] if is_competitive_query(query) else match_drug_entities(query)
+
+
+def passage_text(node: NodeWithScore, max_chars: int, with_name: bool = False) -> str:
+    """What a model reads of a hit: its text, or its document name then its text (as the ingest embeds
+    it: the name is added when the text does not start with it and it is not a bare id), cut to
+    ``max_chars``."""
+    chunk = node.node
+    text = chunk.text
+    if with_name:
+        name = str(chunk.metadata.get("document_name") or "")
+        if name and name not in (chunk.document_id, str(chunk.metadata.get("record_id") or "")) \
+                and name not in text[:300]:
+            text = f"{name}\n{text}"
+    return text[:max_chars]
 
 
 def enrich_file_names(nodes: Sequence[NodeWithScore], registry: Any) -> list[NodeWithScore]:

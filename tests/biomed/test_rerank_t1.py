@@ -44,7 +44,7 @@ def test_entity_filter_keeps_entity_hits_and_demotes_the_rest() -> None:
 
 
 def test_biomed_rerank_filters_then_reranks(tmp_path: Path) -> None:
-    ctx = context(tmp_path)
+    ctx = context(tmp_path, options={"tier1": {"mode": "cosine"}})
     nodes = [hit("other", "warfarin dosage"), hit("imatinib-a", "imatinib"), hit("imatinib-b", "imatinib dosage")]
     out = biomed_rerank(ctx, "imatinib dosage", PLAN, nodes, DRUG, ("imatinib",))
     assert [n.node_id for n in out] == ["imatinib-b", "imatinib-a", "other"]
@@ -54,14 +54,14 @@ def test_biomed_rerank_filters_then_reranks(tmp_path: Path) -> None:
 
 
 def test_no_filter_without_entity_requirement(tmp_path: Path) -> None:
-    ctx = context(tmp_path)
+    ctx = context(tmp_path, options={"tier1": {"mode": "cosine"}})
     nodes = [hit("other", "warfarin dosage"), hit("imatinib-a", "imatinib")]
     out = biomed_rerank(ctx, "warfarin dosage", PLAN, nodes, GENERAL, ("imatinib",))
     assert out is not None and out[0].node_id == "other"
 
 
 def test_pool_limits_the_rerank(tmp_path: Path) -> None:
-    ctx = context(tmp_path, options={"tier1": {"pool": 2}})
+    ctx = context(tmp_path, options={"tier1": {"pool": 2, "mode": "cosine"}})
     nodes = [hit("a", "zzz"), hit("b", "imatinib"), hit("c", "imatinib imatinib")]
     out = biomed_rerank(ctx, "imatinib", PLAN, nodes, GENERAL, ())
     assert [n.node_id for n in out] == ["b", "a", "c"]  # c is beyond the pool and keeps its place

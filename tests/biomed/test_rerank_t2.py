@@ -32,7 +32,7 @@ def test_defaults_keep_the_seeds_domain_weights_and_the_tuned_model_weights() ->
     table = {name: (w.w_ce, w.w_entity, w.w_sec, w.w_xdrug_penalty, w.w_prior, w.w_li)
              for name, w in PROFILE_WEIGHTS.items()}
     assert table == {
-        "default": (0.35, 0.25, 0.15, 2.0, 1.5, 0.5),
+        "default": (0.50, 0.25, 0.15, 2.0, 1.5, 0.75),
         "regulatory": (0.30, 0.20, 0.35, 2.5, 0.5, 0.25),
         "drug_entity": (0.35, 0.35, 0.10, 3.0, 0.5, 1.0),
         "chemical": (0.25, 0.40, 0.10, 3.0, 0.5, 0.0),

@@ -32,7 +32,7 @@ def test_every_hook_abstains_outside_the_biomed_namespace(tmp_path: Path) -> Non
 
 
 def test_dense_expand_stores_the_intent_and_suffixes_pubmedbert_only(tmp_path: Path) -> None:
-    ctx = context(tmp_path)
+    ctx = context(tmp_path, options={"stages": {"dense_suffix": True}})
     query = "Gleevec dosage warnings"
     request_wide = rh.biomed_dense_expand(ctx, query, None)
     intent = ctx.extra[rh.INTENT_KEY]
@@ -53,8 +53,23 @@ def test_sparse_terms_turn_underscores_into_spaces() -> None:
 
 
 def test_dense_suffix_can_be_switched_off(tmp_path: Path) -> None:
-    ctx = context(tmp_path, options={"stages": {"dense_suffix": False}})
+    ctx = context(tmp_path, options={"stages": {"dense_suffix": "false"}})
     assert rh.biomed_dense_expand(ctx, "Gleevec dosage", PUBMEDBERT).dense_query == "Gleevec dosage"  # type: ignore[union-attr]
+
+
+def test_dense_suffix_auto_needs_a_real_pubmedbert(tmp_path: Path) -> None:
+    ctx = context(tmp_path)  # deterministic registry: model_ref is the bundled bge-small stand-in
+    assert ctx.services["encoders"].spec("pubmedbert").model_ref == "bundled:bge-small-en-v1.5"
+    assert not rh.dense_suffix_on(ctx)
+    from eagle_rag.encoders import default_registry
+    from eagle_rag_biomed.encoders import register_encoders
+    from eagle_rag_biomed.options import parse_options
+
+    configured = default_registry("deterministic")
+    register_encoders(configured, parse_options({"encoder_mode": "deterministic"}),
+                      environ={"EAGLE_BIOMED_PUBMEDBERT_MODEL": "/models/pubmedbert"})
+    ctx.services["encoders"] = configured
+    assert rh.dense_suffix_on(ctx)
 
 
 def test_post_merge_injects_two_unseen_supplement_hits(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from eagle_rag_biomed.scoring import (
     entity_boost_score,
     entity_match_score,
     parse_primary_drugs,
+    passage_text,
     penalty_drugs_for_query,
     section_match_score,
 )
@@ -99,3 +100,14 @@ def test_enrich_file_names_from_the_registry() -> None:
                                     "source_uri": "/s/labels/label_imatinib.md"}
     assert out[1] is nodes[1] and nodes[0].node.metadata == {"document_name": "kept"}
     assert entity_boost_score(out[0].node.metadata, ["imatinib"]) == 0.5
+
+
+def test_passage_text_with_and_without_the_document_name() -> None:
+    titled = hit("a", "Body text.", doc="d1", meta={"document_name": "A title"})
+    assert passage_text(titled, 100) == "Body text."
+    assert passage_text(titled, 100, with_name=True) == "A title\nBody text."
+    assert passage_text(titled, 4, with_name=True) == "A ti"
+    bare = hit("b", "Body.", doc="d2", meta={"document_name": "d2"})
+    assert passage_text(bare, 100, with_name=True) == "Body."  # a name that is only the id is left out
+    echoed = hit("c", "A title\nBody.", meta={"document_name": "A title"})
+    assert passage_text(echoed, 100, with_name=True) == "A title\nBody."
