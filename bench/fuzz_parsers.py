@@ -90,7 +90,7 @@ def fuzz_atheris(target: str, seconds: float) -> dict[str, Any]:
            f"-artifact_prefix={crashes}/{target}-", "-rss_limit_mb=4096", "-timeout=20", str(corpus)]
     started = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120)
-    log = proc.stderr.splitlines()
+    log = (proc.stderr + "\n" + proc.stdout).splitlines()  # atheris prints the exception on stdout
     done = [line.split()[1] for line in log if line.startswith("Done ") and line.split()[1].isdigit()]
     pulses = [line.split()[0].lstrip("#") for line in log if line.startswith("#") and line.split()[0][1:].isdigit()]
     runs = int(done[-1]) if done else int(pulses[-1]) if pulses else 0
@@ -99,6 +99,8 @@ def fuzz_atheris(target: str, seconds: float) -> dict[str, Any]:
         if marks else ""
     artifacts = sorted(crashes.glob(f"{target}-crash-*"), key=lambda p: p.stat().st_mtime)
     found = {crash: str(artifacts[-1].relative_to(ROOT)) if artifacts else target} if marks else {}
+    if not found and proc.returncode != 0:  # a crash whose report was not recognised still counts
+        found = {f"exit code {proc.returncode}": str(artifacts[-1].relative_to(ROOT)) if artifacts else target}
     return {"engine": "atheris", "runs": runs, "runs_per_s": round(runs / max(time.perf_counter() - started, 1), 1),
             "rc": proc.returncode, "new_crashes": found}
 

@@ -43,8 +43,11 @@ def rdkit_errors() -> Iterator[list[str]]:
             return
         with capture() as captured:
             yield lines
-    text = captured.messages
-    lines.extend(_STAMP.sub("", line).strip() for line in str(text).splitlines() if line.strip())
+    try:
+        text = str(captured.messages)
+    except UnicodeDecodeError:  # RDKit quotes the input's bytes in its messages, and they are not UTF-8
+        text = "unreadable record (RDKit's error message quotes bytes that are not valid UTF-8)"
+    lines.extend(_STAMP.sub("", line).strip() for line in text.splitlines() if line.strip())
 
 
 def without_hydrogens(mol: Chem.Mol) -> Chem.Mol:
@@ -56,14 +59,24 @@ def without_hydrogens(mol: Chem.Mol) -> Chem.Mol:
 def sanitize_problem(mol: Chem.Mol) -> str | None:
     """Sanitise ``mol`` in place. Returns None when it is valid, else RDKit's first problem message."""
     with rdBase.BlockLogs():
-        problems = Chem.DetectChemistryProblems(mol)
-        if problems:
-            return str(problems[0].Message())
         try:
+            problems = Chem.DetectChemistryProblems(mol)
+            if problems:
+                return str(problems[0].Message())
             Chem.SanitizeMol(mol)
-        except Exception as exc:  # RDKit raises several sanitisation exception types
-            return str(exc) or type(exc).__name__
+        except Exception as exc:  # sanitisation exception types, or a RuntimeError for an impossible valence
+            return error_message(exc)
     return None
+
+
+def error_message(exc: Exception) -> str:
+    """RDKit's message for ``exc`` on one line.
+
+    An invariant violation (a RuntimeError) is several lines, ``Pre-condition Violation``, what and
+    where: the first two are kept.
+    """
+    head = [line.strip() for line in str(exc).splitlines() if line.strip()][:2]
+    return ": ".join(head) or type(exc).__name__
 
 
 def mol_from_smiles(smiles: str) -> Chem.Mol:

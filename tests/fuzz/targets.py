@@ -155,21 +155,10 @@ SUFFIX = {"text": ".txt", "markdown": ".md", "html": ".html", "json": ".json", "
 #: bugs of the biomed plugin found by fuzzing and reported to its owner, with reproducers in
 #: test_parser_regressions.py: (target, exception type or module name, plugin module) -> report. While listed,
 #: the fuzz tests tolerate exactly these, so they keep looking for other bugs. Remove an entry
-#: once the plugin is fixed (its strict xfail regression test starts failing then).
-KNOWN_PLUGIN_BUGS: dict[tuple[str, str, str], str] = {
-    ("biomed_sdf", "UnicodeDecodeError", "compounds.py"):
-        "RDKit GetProp on a molecule name or SD property that is not UTF-8 raises UnicodeDecodeError",
-    ("biomed_sdf", "RuntimeError", "molecules.py"):
-        "Chem.DetectChemistryProblems (outside the try in sanitize_problem) raises 'Pre-condition Violation' "
-        "for an atom line with a garbage valence field",
-    ("biomed_spl", "LookupError", "safety.py"):
-        "safety.parse_xml lets LookupError escape for an XML declaration with an unknown encoding",
-    ("biomed_xml", "LookupError", "safety.py"):
-        "safety.parse_xml lets LookupError escape for an XML declaration with an unknown encoding",
-    ("biomed_pdf", "pypdf.errors", "pdf.py"):
-        "reader.metadata on a damaged /Info dictionary raises a pypdf error (PdfReadError, PdfStreamError, "
-        "LimitReachedError)",
-}
+#: once the plugin is fixed (its strict xfail regression test starts failing then). Empty: the bugs
+#: found so far (non-UTF-8 SD properties, a garbage valence field, a damaged PDF /Info, an unknown
+#: XML encoding) are fixed and pinned as normal regression tests.
+KNOWN_PLUGIN_BUGS: dict[tuple[str, str, str], str] = {}
 
 
 def known_plugin_bug(target: str, exc: BaseException) -> str | None:

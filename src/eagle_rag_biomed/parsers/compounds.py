@@ -20,6 +20,7 @@ from eagle_rag.errors import IngestError
 from eagle_rag.types import ParsedDocument, Section
 from eagle_rag_biomed.molecules import (
     describe,
+    error_message,
     rdkit_errors,
     sanitize_problem,
     summary_text,
@@ -46,9 +47,14 @@ def _documents(path: Path, kb_name: str, records: Iterable[Record]) -> list[Pars
         if mol is None or problem:
             skipped.append(SkippedRecord(index, f"{where}: {problem}"))
             continue
+        try:  # RemoveHs sanitises again, which can still fail: an aromatic ring beside a query bond
+            info = describe(without_hydrogens(mol))
+        except Exception as exc:  # RDKit's KekulizeException and other sanitisation errors
+            skipped.append(SkippedRecord(index, f"{where}: {error_message(exc)}"))
+            continue
         props = {k: one_line(str(v))[:_MAX_PROP_CHARS]
                  for k, v in list(mol.GetPropsAsDict(includePrivate=False).items())[:_MAX_PROPS]}
-        good.append((index, name, describe(without_hydrogens(mol)), props))
+        good.append((index, name, info, props))
     if not good:
         reasons = "; ".join(s.reason for s in skipped[:3])
         raise IngestError(f"{path.name}: no valid molecule ({len(skipped)} bad records; {reasons})",
@@ -88,7 +94,14 @@ def _sdf_records(data: bytes) -> Iterator[Record]:
         if item is _END:
             return
         mol = cast("Chem.Mol | None", item)
-        yield mol, _name(mol), f"record {index}", _first(errors)
+        try:  # RDKit keeps the file's bytes in the name and SD properties; reading them decodes UTF-8
+            name = _name(mol)
+            if mol is not None:
+                mol.GetPropsAsDict(includePrivate=False)
+        except UnicodeDecodeError as exc:
+            yield None, "", f"record {index}", f"the molecule name or an SD property is not valid UTF-8 ({exc.reason})"
+        else:
+            yield mol, name, f"record {index}", _first(errors)
         index += 1
 
 

@@ -79,6 +79,15 @@ def _outline(reader: PdfReader) -> dict[str, int]:
     return found
 
 
+def _info(reader: PdfReader) -> tuple[str, str]:
+    """The ``/Title`` and ``/Author`` of the ``/Info`` dictionary; empty strings when it is absent or damaged."""
+    try:
+        info: dict[str, Any] = dict(reader.metadata or {})
+        return one_line(str(info.get("/Title") or "")), one_line(str(info.get("/Author") or ""))
+    except Exception:  # a damaged /Info dictionary (PdfReadError, PdfStreamError, ...) is no reason to refuse the text
+        return "", ""
+
+
 def _open(path: Path, data: bytes) -> tuple[PdfReader, list[str]]:
     if not data.lstrip()[:5] == b"%PDF-":
         raise IngestError(f"{path.name}: not a PDF (no %PDF- header)")
@@ -145,12 +154,12 @@ def parse_pdf(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
         flush()
     if not sections:
         raise IngestError(f"{path.name}: the PDF has no extractable text (a scan? OCR is not supported)")
-    info: dict[str, Any] = dict(reader.metadata or {})
-    title = one_line(str(info.get("/Title") or "")) or (headings[0] if headings else path.stem)
+    info_title, author = _info(reader)
+    title = info_title or (headings[0] if headings else path.stem)
     if title.casefold() not in sections[0].text.casefold():
         sections[0] = Section(sections[0].path, f"{title}\n{sections[0].text}")
     metadata: dict[str, Any] = {"page_count": len(pages), "title": title,
-                                "author": one_line(str(info.get("/Author") or "")),
+                                "author": author,
                                 "headings": headings[:200],
                                 "heading_source": "outline" if outline else "text"}
     return [ParsedDocument(document_id(path, kb_name), title, str(path), tuple(sections),

@@ -42,7 +42,8 @@ def parse_xml(data: bytes, path: Path) -> Element:
 
     A DOCTYPE is accepted (PubMed files carry one) but entity declarations and external references
     are refused. Raises IngestError for a refused construct (an entity-expansion "billion laughs"
-    bomb, an external entity) or for malformed XML, with the line number.
+    bomb, an external entity), for malformed XML, with the line number, or for an XML declaration
+    whose encoding Python does not know or expat cannot use (a multi-byte one such as UTF-32).
     """
     import defusedxml  # optional dependency (the biomed extra): imported when XML is parsed
     import defusedxml.ElementTree as SafeET
@@ -59,6 +60,8 @@ def parse_xml(data: bytes, path: Path) -> Element:
     except ParseError as exc:
         line = getattr(exc, "position", (0, 0))[0]
         raise IngestError(f"{path.name}: malformed XML (line {line}: {exc})") from exc
+    except (LookupError, ValueError) as exc:  # expat asks Python for the declared encoding's codec
+        raise IngestError(f"{path.name}: unknown or unsupported encoding in the XML declaration ({exc})") from exc
     return root
 
 
