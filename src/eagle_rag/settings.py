@@ -51,6 +51,14 @@ class RouterSettings(_Block):
     lexical_weight_cjk: float = Field(
         0.3, ge=0.0, description="RRF weight of the lexical channel for CJK queries (tuned on KUAKE-QTR, see bench)"
     )
+    lexical_weight_symbol: float = Field(
+        1.0, ge=0.0, description="RRF weight of the lexical channel for a query that is one identifier (a SMILES, "
+        "an accession or catalogue number: one token with digits or symbols)"
+    )
+    dense_weight_symbol: float = Field(
+        0.1, ge=0.0, description="RRF weight of the dense channel for a one-identifier query (its embedding is "
+        "close to noise; the exact lexical match leads)"
+    )
 
 
 class MilvusSettings(_Block):

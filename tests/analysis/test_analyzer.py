@@ -40,6 +40,21 @@ def test_chinese_bigrams_and_single_character():
     assert analyze("二甲双胍 metformin") == ["二甲", "甲双", "双胍", "metformin"]
 
 
+def test_smiles_kept_whole_as_well_as_split():
+    # aspirin, alanine with a bracket atom, caffeine; a trailing full stop is sentence punctuation
+    assert analyze_query("CC(=O)Oc1ccccc1C(=O)O") == ["cc(=o)oc1ccccc1c(=o)o", "cc", "o", "oc1ccccc1c"]
+    assert analyze("SMILES: CC(=O)Oc1ccccc1C(=O)O.")[0] == "cc(=o)oc1ccccc1c(=o)o"
+    assert "c[c@h](n)c(=o)o" in analyze("C[C@H](N)C(=O)O")
+    assert "cn1cnc2c1c(=o)n(c)c(=o)n2c" in analyze("Cn1cnc2c1c(=O)n(C)c(=O)n2C")
+
+
+def test_words_in_brackets_are_not_smiles():
+    # letters outside the organic subset, no bond or ring digit, or unbalanced brackets
+    assert analyze_query("eGFR(30) icon(s) (acetylsalicylic acid)") == ["egfr", "30", "icon", "s", "acetylsalicyl",
+                                                                          "acid"]
+    assert "cc(=o" not in analyze("CC(=O")
+
+
 def test_query_terms_are_distinct_in_order():
     assert analyze_query("EGFR egfr EGFR-TKI") == ["egfr", "egfr-tki", "egfrtki", "tki"]
 

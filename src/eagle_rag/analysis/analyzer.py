@@ -8,6 +8,10 @@ Rules (DESIGN.md section 4):
   of a name meet, and as its parts ("pd", "1").
 * Plain English words lose stop words and are stemmed (Snowball English); words with digits or
   inner symbols are never stemmed.
+* A SMILES string ("CC(=O)Oc1ccccc1C(=O)O") is kept whole as well as split, so a structure typed as
+  a query meets the record that spells it: a whitespace-delimited token of SMILES characters with a
+  double or triple bond, a bracket atom, or a branch and a ring digit; balanced brackets; outside
+  brackets, only organic-subset element letters.
 * Chinese (and other CJK) runs become adjacent character bigrams; a run of one character stays a
   unigram. No dictionary.
 
@@ -40,6 +44,9 @@ _CJK_RUN = re.compile(f"[{_CJK}]+")
 _WORD = re.compile(r"[0-9a-z\u00df-\u024f]+(?:[-_./+][0-9a-z\u00df-\u024f]+)*")
 _SPLIT = re.compile(r"[-_./+]")
 _SEGMENT = re.compile(f"([{_CJK}]+)")
+# SMILES, after normalize() lower-cased it: bracket atoms, organic-subset letters, bonds, ring digits.
+_SMILES = re.compile(r"(?:\[[0-9a-z@+\-#:]+\]|br|cl|[bcnopsfi]|[0-9%()=#$/\\.+\-@*:])+")
+_SMILES_SIGN = re.compile(r"[=#\[]|\(.*[0-9]|[0-9].*\(")  # a bond, a bracket atom, or a branch and a ring digit
 
 _stemmer = Stemmer.Stemmer("english")
 
@@ -84,6 +91,15 @@ def _latin_terms(segment: str, stem: bool) -> Iterator[str]:
             yield word
 
 
+def _smiles_terms(segment: str) -> Iterator[str]:
+    """Whole SMILES tokens of ``segment`` (see the module docstring); their parts come from the word rule."""
+    for token in segment.split():
+        token = token.rstrip(".,;:")
+        if (len(token) >= 6 and _SMILES_SIGN.search(token) and token[0] in "bcnopsfi[" and _SMILES.fullmatch(token)
+                and token.count("(") == token.count(")") and token.count("[") == token.count("]")):
+            yield token
+
+
 def _cjk_terms(run: str) -> Iterator[str]:
     if len(run) == 1:
         yield run
@@ -101,6 +117,7 @@ def analyze(text: str, stem: bool = True) -> list[str]:
         if _CJK_RUN.fullmatch(segment):
             out.extend(_cjk_terms(segment))
         else:
+            out.extend(_smiles_terms(segment))
             out.extend(_latin_terms(segment, stem))
     return out
 

@@ -7,6 +7,7 @@ parent-document grouping -> RERANK_MERGED -> the caller cuts the final top k.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -141,9 +142,22 @@ class RetrieverOrchestrator:
         self._pool.shutdown(wait=False)
 
 
+_IDENTIFIER = re.compile(r"\S*(?:[0-9]|[^\w\s])\S*")
+
+
+def is_identifier_query(query: str) -> bool:
+    """True for a query that is one token with a digit or a symbol and no CJK script: a SMILES
+    ("CC(=O)Oc1ccccc1C(=O)O"), an accession or catalogue number ("D-001234", "NCT01234567")."""
+    text = query.strip()
+    return bool(_IDENTIFIER.fullmatch(text)) and cjk_ratio(text) == 0.0 and len(text) >= 3
+
+
 def channel_weights(ctx: HookContext, query: str) -> list[float]:
-    """RRF weights (lexical, dense): measured per language, see ``router.*_weight_cjk``."""
+    """RRF weights (lexical, dense): measured per language (``router.*_weight_cjk``); a one-identifier
+    query is led by its exact lexical match (``router.*_weight_symbol``)."""
     router = ctx.settings.router
     if cjk_ratio(query) >= 0.5:
         return [router.lexical_weight_cjk, router.dense_weight_cjk]
+    if is_identifier_query(query):
+        return [router.lexical_weight_symbol, router.dense_weight_symbol]
     return [router.lexical_weight, router.dense_weight]
