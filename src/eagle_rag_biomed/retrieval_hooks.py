@@ -38,11 +38,12 @@ from eagle_rag.types import (
     SearchRequest,
 )
 from eagle_rag_biomed.cli_hooks import biomed_cli_register
+from eagle_rag_biomed.collections import CHEMICAL
 from eagle_rag_biomed.ontology import EntityType, expand_query_for_dense_retrieval, match_drug_entities, match_entities
-from eagle_rag_biomed.query_intent import detect_retrieval_intent
+from eagle_rag_biomed.query_intent import Workflow, detect_retrieval_intent
 from eagle_rag_biomed.query_options import query_options, seed_options
 from eagle_rag_biomed.query_route import QUERY_LABELS, BiomedQueryRouteClassifier, collection_counts
-from eagle_rag_biomed.rerank import biomed_rerank, model_of
+from eagle_rag_biomed.rerank import biomed_rerank, compounds_of_named_drugs, model_of
 from eagle_rag_biomed.rerank_merged import post_rrf_rerank
 from eagle_rag_biomed.rerank_policy import DECISION_CATEGORY, RerankPolicy, resolve_rerank_policy
 from eagle_rag_biomed.scope_routing import apply_scope_aware_union
@@ -156,8 +157,17 @@ def dense_suffix_on(ctx: HookContext) -> bool:
 @hookimpl(specname="eagle_rerank")
 def biomed_rerank_plan(ctx: HookContext, query: str, plan: CollectionQueryPlan,
                        nodes: Sequence[NodeWithScore]) -> list[NodeWithScore] | None:
-    """Tier-1 cosine rerank of one plan (domain-encoder collections only)."""
-    if not _mine(ctx) or not _reranking(ctx) or not query_options(ctx.settings).stages.tier1:
+    """Tier-1 cosine rerank of one plan (domain-encoder collections only).
+
+    The chemical plan that the router adds to a text query naming drugs keeps only those drugs'
+    compounds in every mode, with or without Tier-1: it is part of the route, and any other compound
+    would enter the merged ranking at the top of a one-hit list (RRF rank 1).
+    """
+    if not _mine(ctx):
+        return None
+    if plan.collection == CHEMICAL and nodes and current_intent(ctx, query).workflow != Workflow.CHEMICAL:
+        return compounds_of_named_drugs(ctx, query, plan, nodes)
+    if not _reranking(ctx) or not query_options(ctx.settings).stages.tier1:
         return None
     intent = current_intent(ctx, query)
     sparse = ctx.extra.get(SPARSE_KEY) or sparse_terms_for(query, intent)

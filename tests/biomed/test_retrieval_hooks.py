@@ -113,3 +113,16 @@ def test_classify_logs_the_route(tmp_path: Path) -> None:
     assert route.plugin == "biomed" and route.data["workflow"] == "drug_entity"
     assert route.data["plans"] == ["eagle_text_biomed/pubmedbert", "eagle_chemical/molformer"]
     assert set(route.data["models"]) == {"pubmedbert", "molformer"}
+
+
+@pytest.mark.parametrize("mode", [SearchMode.BM25, SearchMode.DENSE, SearchMode.HYBRID])
+def test_chemical_plan_of_a_text_query_keeps_the_named_drugs_compounds_in_every_mode(tmp_path: Path,
+                                                                                    mode: SearchMode) -> None:
+    # with Tier-1 off too: an unrelated compound (a cheminformatics abstract) would otherwise be rank 1
+    # of a one-hit list and enter the merged ranking near the top of every drug query
+    ctx = context(tmp_path, mode=mode, options={"stages": {"tier1": False}})
+    nodes = [hit("open-babel", "Open Babel converts SMILES between chemical formats"),
+             hit("cmp-imatinib", "Imatinib mesylate, SMILES Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1")]
+    out = rh.biomed_rerank_plan(ctx, "imatinib resistance in leukaemia", CHEMICAL, nodes)
+    assert out is not None and [n.node_id for n in out] == ["cmp-imatinib"]
+    assert rh.biomed_rerank_plan(ctx, "imatinib resistance", PUBMEDBERT, nodes) is None  # text plans: Tier-1 off
