@@ -24,8 +24,8 @@ import re
 from collections.abc import Sequence
 
 from eagle_rag.context import HookContext
-from eagle_rag.encoders import BUNDLED_BGE_SMALL
 from eagle_rag.types import NodeWithScore
+from eagle_rag_biomed.encoders import has_domain_checkpoint
 from eagle_rag_biomed.ontology import match_drug_entities
 from eagle_rag_biomed.query_intent import looks_like_smiles, smiles_in_query
 
@@ -76,10 +76,7 @@ def tanimoto(smiles_a: str, smiles_b: str) -> float:
 
 
 def _chemical_encoder_configured(ctx: HookContext) -> bool:
-    encoders = ctx.services.get("encoders")
-    if encoders is None or CHEMICAL_ENCODER not in encoders.labels():
-        return False
-    return encoders.spec(CHEMICAL_ENCODER).model_ref not in ("", "(none)", BUNDLED_BGE_SMALL)
+    return has_domain_checkpoint(ctx.services.get("encoders"), CHEMICAL_ENCODER)
 
 
 def _cosines(ctx: HookContext, query_smiles: str, smiles: Sequence[str]) -> list[float]:

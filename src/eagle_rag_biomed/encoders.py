@@ -29,6 +29,7 @@ import logging
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from eagle_rag.encoders import (
     BUNDLED_BGE_SMALL,
@@ -44,6 +45,9 @@ from eagle_rag.types import EncoderMode, Modality
 from eagle_rag_biomed.cross_encoder import MedCPTReranker
 from eagle_rag_biomed.options import ALLOW_DETERMINISTIC_ENV, BiomedOptions, allow_deterministic, encoder_mode
 from eagle_rag_biomed.vision import DeterministicImageEncoder, load_native_visual_encoder
+
+NO_MODEL = "(none)"
+"""The ``model_ref`` of a label with no model at all (an image label without a checkpoint)."""
 
 log = logging.getLogger(__name__)
 BUNDLED_TEXT_DIM = 384
@@ -200,8 +204,16 @@ def domain_encoder_specs(options: BiomedOptions, environ: Mapping[str, str] | No
         model_ref = ref or (BUNDLED_BGE_SMALL if defn.modality is Modality.TEXT else
                             "bundled:ms-marco-MiniLM-L-12-v2" if defn.modality is Modality.RERANK else "")
         specs.append(EncoderSpec(defn.label, defn.modality, dim, _once(build),
-                                 description=_describe(defn, ref, dim), model_ref=model_ref or "(none)"))
+                                 description=_describe(defn, ref, dim), model_ref=model_ref or NO_MODEL))
     return specs
+
+
+def has_domain_checkpoint(encoders: Any, label: str) -> bool:
+    """True when ``label`` resolves to a configured checkpoint, not to the bundled bge-small standing in
+    or to nothing (``encoders`` is the encoder registry, or None)."""
+    if encoders is None or label not in encoders.labels():
+        return False
+    return encoders.spec(label).model_ref not in ("", NO_MODEL, BUNDLED_BGE_SMALL)
 
 
 def register_encoders(registry: EncoderRegistry, options: BiomedOptions,

@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from eagle_rag.context import HookContext
-from eagle_rag.encoders import BUNDLED_BGE_SMALL
 from eagle_rag.hookspecs import hookimpl
 from eagle_rag.retrieve.fusion import inject_supplement_candidates
 from eagle_rag.types import (
@@ -39,11 +38,12 @@ from eagle_rag.types import (
 )
 from eagle_rag_biomed.cli_hooks import biomed_cli_register
 from eagle_rag_biomed.collections import CHEMICAL
+from eagle_rag_biomed.encoders import has_domain_checkpoint
 from eagle_rag_biomed.ontology import EntityType, expand_query_for_dense_retrieval, match_drug_entities, match_entities
 from eagle_rag_biomed.query_intent import Workflow, detect_retrieval_intent
 from eagle_rag_biomed.query_options import query_options, seed_options
 from eagle_rag_biomed.query_route import QUERY_LABELS, BiomedQueryRouteClassifier, collection_counts
-from eagle_rag_biomed.rerank import biomed_rerank, compounds_of_named_drugs, model_of
+from eagle_rag_biomed.rerank import biomed_rerank, model_of
 from eagle_rag_biomed.rerank_merged import post_rrf_rerank
 from eagle_rag_biomed.rerank_policy import DECISION_CATEGORY, RerankPolicy, resolve_rerank_policy
 from eagle_rag_biomed.scope_routing import apply_scope_aware_union
@@ -148,10 +148,7 @@ def dense_suffix_on(ctx: HookContext) -> bool:
     setting = query_options(ctx.settings).stages.dense_suffix
     if setting != "auto":
         return bool(setting)
-    encoders = ctx.services.get("encoders")
-    if encoders is None or DENSE_ENCODER not in encoders.labels():
-        return False
-    return encoders.spec(DENSE_ENCODER).model_ref not in ("", "(none)", BUNDLED_BGE_SMALL)
+    return has_domain_checkpoint(ctx.services.get("encoders"), DENSE_ENCODER)
 
 
 @hookimpl(specname="eagle_rerank")
@@ -165,11 +162,10 @@ def biomed_rerank_plan(ctx: HookContext, query: str, plan: CollectionQueryPlan,
     """
     if not _mine(ctx):
         return None
-    if plan.collection == CHEMICAL and nodes and current_intent(ctx, query).workflow != Workflow.CHEMICAL:
-        return compounds_of_named_drugs(ctx, query, plan, nodes)
-    if not _reranking(ctx) or not query_options(ctx.settings).stages.tier1:
-        return None
     intent = current_intent(ctx, query)
+    routed_compounds = plan.collection == CHEMICAL and intent.workflow != Workflow.CHEMICAL
+    if not routed_compounds and (not _reranking(ctx) or not query_options(ctx.settings).stages.tier1):
+        return None
     sparse = ctx.extra.get(SPARSE_KEY) or sparse_terms_for(query, intent)
     return biomed_rerank(ctx, query, plan, nodes, intent, sparse)
 

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from eagle_rag.ingest.dispatch import embed_input
 from eagle_rag.stores.registry import source_file_name
 from eagle_rag.types import NodeWithScore
 from eagle_rag_biomed.ontology import EntityType, match_drug_entities, match_entities
@@ -162,17 +163,9 @@ def penalty_drugs_for_query(query: str) -> list[str]:
 
 
 def passage_text(node: NodeWithScore, max_chars: int, with_name: bool = False) -> str:
-    """What a model reads of a hit: its text, or its document name then its text (as the ingest embeds
-    it: the name is added when the text does not start with it and it is not a bare id), cut to
-    ``max_chars``."""
-    chunk = node.node
-    text = chunk.text
-    if with_name:
-        name = str(chunk.metadata.get("document_name") or "")
-        if name and name not in (chunk.document_id, str(chunk.metadata.get("record_id") or "")) \
-                and name not in text[:300]:
-            text = f"{name}\n{text}"
-    return text[:max_chars]
+    """What a model reads of a hit, cut to ``max_chars``: its text, or with ``with_name`` what the ingest
+    embedded (:func:`eagle_rag.ingest.dispatch.embed_input`: the document name, then the text)."""
+    return (embed_input(node.node) if with_name else node.node.text)[:max_chars]
 
 
 def enrich_file_names(nodes: Sequence[NodeWithScore], registry: Any) -> list[NodeWithScore]:

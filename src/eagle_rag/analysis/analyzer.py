@@ -45,7 +45,9 @@ _WORD = re.compile(r"[0-9a-z\u00df-\u024f]+(?:[-_./+][0-9a-z\u00df-\u024f]+)*")
 _SPLIT = re.compile(r"[-_./+]")
 _SEGMENT = re.compile(f"([{_CJK}]+)")
 # SMILES, after normalize() lower-cased it: bracket atoms, organic-subset letters, bonds, ring digits.
-_SMILES = re.compile(r"(?:\[[0-9a-z@+\-#:]+\]|br|cl|[bcnopsfi]|[0-9%()=#$/\\.+\-@*:])+")
+# A whole whitespace-delimited token (trailing sentence punctuation allowed), found in one scan.
+_SMILES = re.compile(r"(?<!\S)(?=[bcnopsfi\[])(?:\[[0-9a-z@+\-#:]+\]|br|cl|[bcnopsfi]|[0-9%()=#$/\\.+\-@*:]){6,}"
+                     r"(?=[.,;:]*(?:\s|$))")
 _SMILES_SIGN = re.compile(r"[=#\[]|\(.*[0-9]|[0-9].*\(")  # a bond, a bracket atom, or a branch and a ring digit
 
 _stemmer = Stemmer.Stemmer("english")
@@ -93,9 +95,9 @@ def _latin_terms(segment: str, stem: bool) -> Iterator[str]:
 
 def _smiles_terms(segment: str) -> Iterator[str]:
     """Whole SMILES tokens of ``segment`` (see the module docstring); their parts come from the word rule."""
-    for token in segment.split():
-        token = token.rstrip(".,;:")
-        if (len(token) >= 6 and _SMILES_SIGN.search(token) and token[0] in "bcnopsfi[" and _SMILES.fullmatch(token)
+    for match in _SMILES.finditer(segment):
+        token = match.group(0).rstrip(".,;:")
+        if (len(token) >= 6 and _SMILES_SIGN.search(token)
                 and token.count("(") == token.count(")") and token.count("[") == token.count("]")):
             yield token
 
