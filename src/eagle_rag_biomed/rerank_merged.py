@@ -11,7 +11,8 @@ For each text candidate of the pool (the first ``tier2.pool``)::
               to the rank prior: the existing order, as in the seeds.
 ``li_norm``   min-max normalised late-interaction (ColBERT MaxSim) scores, only when ``w_li > 0`` in
               mode full with the ``late_interaction`` stage on; else 0.
-``prior``     the incoming rank as a score (``model_signals.rank_prior``).
+``prior``     the incoming rank as a score (``model_signals.merged_prior``: injected supplement hits get
+              0.0, so the models, not the injection's +100.0, decide where they land).
 ``entity``    ``entity_match_score`` against the query's boost terms (``boost_terms_for_query``).
 ``section``   ``section_match_score`` against the intent's section cues.
 ``xdrug``     ``cross_drug_penalty`` against the drugs the query names (``penalty_drugs_for_query``).
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from eagle_rag.context import HookContext
 from eagle_rag.types import NodeWithScore, QueryRetrievalIntent, SearchMode
 from eagle_rag_biomed.chemical_branch import apply_chemical_branch
-from eagle_rag_biomed.model_signals import cross_encoder_scores, late_interaction_scores, minmax, rank_prior
+from eagle_rag_biomed.model_signals import cross_encoder_scores, late_interaction_scores, merged_prior, minmax
 from eagle_rag_biomed.query_intent import Workflow
 from eagle_rag_biomed.query_options import query_options, seed_options
 from eagle_rag_biomed.rerank import model_of
@@ -91,7 +92,7 @@ def post_rrf_rerank(ctx: HookContext, query: str, nodes: Sequence[NodeWithScore]
     pool, rest = texts[: opts.tier2.pool], texts[opts.tier2.pool:]
     weights = weights_for(intent.workflow, seed_options(ctx.settings).retrieval_scoring)
     full = ctx.extra.get("mode") is SearchMode.FULL
-    prior = rank_prior(len(pool), ctx.settings.router.rrf_k)
+    prior = merged_prior(pool, ctx.settings.router.rrf_k)
     ce_label = seed_options(ctx.settings).domain_rerank_encoder
     ce_raw = None
     if full and opts.stages.cross_encoder and weights.w_ce > 0 and pool:

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from eagle_rag.retrieve.fusion import inject_supplement_candidates
 from eagle_rag.types import QueryRetrievalIntent, SearchMode
-from eagle_rag_biomed.model_signals import minmax, rank_prior
+from eagle_rag_biomed.model_signals import merged_prior, minmax, rank_prior
 from eagle_rag_biomed.rerank_merged import Signals, fuse_signals, post_rrf_rerank, split_images
 from eagle_rag_biomed.rerank_weights import PROFILE_WEIGHTS, SEED_TABLE, ProfileWeights, weights_for
 from tests.biomed.query_support import context, decisions, hit
@@ -58,6 +59,25 @@ def test_minmax_and_rank_prior() -> None:
     # 1/(60+r) for r = 1..3, min-max normalised
     top, mid, low = 1 / 61, 1 / 62, 1 / 63
     assert rank_prior(3) == pytest.approx([1.0, (mid - low) / (top - low), 0.0])
+
+
+def test_an_injected_hit_gets_no_rank_prior(tmp_path: Path) -> None:
+    merged = [hit("a", score=0.03), hit("b", score=0.02), hit("c", score=0.01)]
+    pool = inject_supplement_candidates(merged, [hit("s", "Gefitinib 250 mg daily.", score=0.4,
+                                                          meta={"primary_drugs": "gefitinib"})])
+    assert [n.node_id for n in pool] == ["s", "a", "b", "c"] and pool[0].score == pytest.approx(100.4)
+    # the fused hits keep their own ranks 1..3 (1/61, 1/62, 1/63 min-max normalised); the injected one 0.0
+    top, mid, low = 1 / 61, 1 / 62, 1 / 63
+    assert merged_prior(pool) == pytest.approx([0.0, 1.0, (mid - low) / (top - low), 0.0])
+    assert merged_prior(merged) == rank_prior(3)
+    # hybrid mode (no cross-encoder: ce_norm = prior), drug_entity profile (w_ce .35, w_prior .5,
+    # w_entity .35): a = .35*1 + .5*1 = 0.85, b = (.35 + .5) * p_b with p_b = (1/62 - 1/63) / (1/61 - 1/63),
+    # s = .35*1.0 (entity only, no prior) = 0.35, c = 0: the injected hit lands below b, above c
+    ctx = context(tmp_path, mode=SearchMode.HYBRID)
+    out = post_rrf_rerank(ctx, "gefitinib", pool, DRUG)
+    p_b = (mid - low) / (top - low)
+    assert [n.node_id for n in out] == ["a", "b", "s", "c"]
+    assert [n.score for n in out] == pytest.approx([0.85, 0.85 * p_b, 0.35, 0.0])
 
 
 def test_fuse_signals_formula() -> None:

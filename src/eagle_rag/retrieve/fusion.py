@@ -14,6 +14,7 @@ from eagle_rag.analysis import analyze, analyze_query
 from eagle_rag.types import NodeWithScore, StageScore
 
 SUPPLEMENT_BOOST = 100.0
+INJECT_STAGE = "inject"  # the trail stage of an injected supplement hit
 
 
 def dedupe_key(node: NodeWithScore) -> Hashable:
@@ -98,7 +99,7 @@ def inject_supplement_candidates(merged: Sequence[NodeWithScore], supplement: Se
         if key in present:
             continue
         present.add(key)
-        injected.append(node.scored("inject", node.score + SUPPLEMENT_BOOST, len(injected) + 1))
+        injected.append(node.scored(INJECT_STAGE, node.score + SUPPLEMENT_BOOST, len(injected) + 1))
     return [*injected, *merged]
 
 
