@@ -29,7 +29,6 @@ import logging
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from eagle_rag.encoders import (
     BUNDLED_BGE_SMALL,
@@ -208,7 +207,7 @@ def domain_encoder_specs(options: BiomedOptions, environ: Mapping[str, str] | No
     return specs
 
 
-def has_domain_checkpoint(encoders: Any, label: str) -> bool:
+def has_domain_checkpoint(encoders: EncoderRegistry | None, label: str) -> bool:
     """True when ``label`` resolves to a configured checkpoint, not to the bundled bge-small standing in
     or to nothing (``encoders`` is the encoder registry, or None)."""
     if encoders is None or label not in encoders.labels():

@@ -5,9 +5,9 @@
                 min-max normalised, so the first candidate gets 1.0 and the last 0.0. Robust to the
                 +100.0 of injected supplement hits, which a min-max of raw scores is not.
 ``merged_prior`` the rank prior of a Tier-2 pool: the fused candidates are ranked among themselves
-                and an injected supplement hit (trail stage ``inject``) gets 0.0. The injection puts a
-                hit into the pool so that the models can judge it (the seeds' purpose); ranking it
-                first by the prior would let the +100.0 decide instead.
+                and an injected supplement hit (``eagle_rag.retrieve.fusion.is_injected``) gets 0.0.
+                The injection puts a hit into the pool so that the models can judge it (the seeds'
+                purpose); ranking it first by the prior would let the +100.0 decide instead.
 ``cross_encoder_scores`` / ``late_interaction_scores`` return None on any failure (logged as a
 ``hook_failure`` decision with the stage), and the caller falls back to the rank prior, as the seeds
 fall back to the existing scores.
@@ -19,12 +19,11 @@ import logging
 from collections.abc import Sequence
 
 from eagle_rag.context import HookContext
-from eagle_rag.retrieve.fusion import INJECT_STAGE
+from eagle_rag.retrieve.fusion import is_injected
 from eagle_rag.types import NodeWithScore
 from eagle_rag_biomed.scoring import passage_text
 
-__all__ = ["cross_encoder_scores", "is_injected", "late_interaction_scores",
-           "merged_prior", "minmax", "rank_prior"]
+__all__ = ["cross_encoder_scores", "late_interaction_scores", "merged_prior", "minmax", "rank_prior"]
 
 log = logging.getLogger(__name__)
 
@@ -44,23 +43,11 @@ def rank_prior(n: int, k: int = 60) -> list[float]:
     return minmax([1.0 / (k + rank) for rank in range(1, n + 1)])
 
 
-def is_injected(node: NodeWithScore) -> bool:
-    """True for a supplement hit that the post-merge injection put into the fused list."""
-    return any(entry.stage == INJECT_STAGE for entry in node.trail)
-
-
 def merged_prior(nodes: Sequence[NodeWithScore], k: int = 60) -> list[float]:
     """``rank_prior`` over the fused (not injected) nodes in their order; 0.0 for every injected node."""
-    fused = rank_prior(sum(1 for n in nodes if not is_injected(n)), k)
-    out: list[float] = []
-    position = 0
-    for node in nodes:
-        if is_injected(node):
-            out.append(0.0)
-        else:
-            out.append(fused[position])
-            position += 1
-    return out
+    injected = [is_injected(n) for n in nodes]
+    fused = iter(rank_prior(injected.count(False), k))
+    return [0.0 if flag else next(fused) for flag in injected]
 
 
 def _failed(ctx: HookContext, stage: str, label: str, exc: Exception) -> None:

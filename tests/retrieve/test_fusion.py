@@ -13,6 +13,7 @@ from eagle_rag.retrieve.fusion import (
     dedupe_cross_collection,
     hybrid_fuse_dense_sparse,
     inject_supplement_candidates,
+    is_injected,
     merge_rrf,
     sparse_overlap_score,
 )
@@ -113,6 +114,7 @@ def test_inject_supplement_adds_at_most_two_unseen_with_plus_100():
     assert out[0].score == pytest.approx(2.5 + 100.0) and SUPPLEMENT_BOOST == 100.0
     assert out[1].score == pytest.approx(1.0 + 100.0)
     assert inject_supplement_candidates(merged, [], min_new=2) == merged
+    assert [is_injected(n) for n in out] == [True, True, False, False]
 
 
 def test_sparse_overlap_is_hits_over_terms():

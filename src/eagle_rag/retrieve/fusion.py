@@ -14,7 +14,7 @@ from eagle_rag.analysis import analyze, analyze_query
 from eagle_rag.types import NodeWithScore, StageScore
 
 SUPPLEMENT_BOOST = 100.0
-INJECT_STAGE = "inject"  # the trail stage of an injected supplement hit
+INJECT_STAGE = "inject"  # the trail stage of an injected supplement hit (see is_injected)
 
 
 def dedupe_key(node: NodeWithScore) -> Hashable:
@@ -101,6 +101,11 @@ def inject_supplement_candidates(merged: Sequence[NodeWithScore], supplement: Se
         present.add(key)
         injected.append(node.scored(INJECT_STAGE, node.score + SUPPLEMENT_BOOST, len(injected) + 1))
     return [*injected, *merged]
+
+
+def is_injected(node: NodeWithScore) -> bool:
+    """True for a hit that :func:`inject_supplement_candidates` put into a fused list."""
+    return any(entry.stage == INJECT_STAGE for entry in node.trail)
 
 
 def sparse_overlap_score(query: str, text: str, extra_terms: Sequence[str] = ()) -> float:
