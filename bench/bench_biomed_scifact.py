@@ -97,6 +97,7 @@ def recording() -> Iterator[list[dict[str, Any]]]:
     def fuse(nodes: Any, signals: Any, weights: Any) -> Any:
         records[-1]["pool"] = [str(n.node.metadata.get("record_id", n.node.document_id)) for n in nodes]
         records[-1]["signals"] = signals.__dict__
+        records[-1]["trails"] = [[[t.stage, t.rank, t.score] for t in n.trail] for n in nodes]
         return original_fuse(nodes, signals, weights)
 
     def rerank(ctx: Any, query: str, nodes: Any, intent: Any) -> Any:
@@ -109,6 +110,40 @@ def recording() -> Iterator[list[dict[str, Any]]]:
         yield records
     finally:
         retrieval_hooks.post_rrf_rerank, rerank_merged.fuse_signals = original_rerank, original_fuse  # type: ignore[assignment]
+
+
+@contextmanager
+def score_cache(path: str) -> Iterator[None]:
+    """Memoise the Tier-2 model scores per (signal, label, query, chunk, cut) in ``path`` (JSON), if given.
+
+    The scores depend on the query and the passage only, so a second recording with other stage
+    switches or a larger pool re-uses them and runs the models only on new candidates.
+    """
+    if not path:
+        yield
+        return
+    store: dict[str, float] = json.loads(Path(path).read_text()) if Path(path).exists() else {}
+    originals = rerank_merged.cross_encoder_scores, rerank_merged.late_interaction_scores
+
+    def cached(kind: str, fn: Any) -> Any:
+        def wrapper(ctx: Any, label: str, query: str, nodes: Any, max_chars: int, with_name: bool = False) -> Any:
+            keys = [f"{kind}|{label}|{max_chars}|{with_name}|{query}|{n.node.id}" for n in nodes]
+            missing = [i for i, key in enumerate(keys) if key not in store]
+            if missing:
+                scores = fn(ctx, label, query, [nodes[i] for i in missing], max_chars, with_name)
+                if scores is None:
+                    return None
+                store.update({keys[i]: s for i, s in zip(missing, scores, strict=True)})
+            return [store[key] for key in keys]
+        return wrapper
+
+    rerank_merged.cross_encoder_scores = cached("ce", originals[0])  # type: ignore[assignment]
+    rerank_merged.late_interaction_scores = cached("li", originals[1])  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        rerank_merged.cross_encoder_scores, rerank_merged.late_interaction_scores = originals  # type: ignore[assignment]
+        Path(path).write_text(json.dumps(store))
 
 
 def fused_run(records: dict[str, dict[str, Any]], w: dict[str, float]) -> dict[str, dict[str, float]]:
@@ -131,10 +166,12 @@ def tune(args: argparse.Namespace, data: Any) -> None:
     extra = json.loads(args.options) if args.options else {}
     options = {**extra, "stages": {"late_interaction": True, **extra.get("stages", {})},
                "retrieval_scoring": {"all": {"w_li": 0.001}}}
-    with engine_for(args.data_dir, options) as engine, recording() as records:
+    with engine_for(args.data_dir, options) as engine, recording() as records, score_cache(args.score_cache):
         by_query: dict[str, dict[str, Any]] = {}
-        for qid, text in data.queries.items():
+        for done, (qid, text) in enumerate(data.queries.items(), 1):
             engine.search(SearchRequest(query=text, top_k=100, mode=SearchMode.FULL, kb_names=(KB_NAME,)))
+            if done % 50 == 0:
+                print(f"recorded {done} of {len(data.queries)} queries", flush=True)
             if records and "signals" in records[-1]:
                 by_query[qid] = records[-1]
     Path(args.json or "tier2_signals.json").write_text(json.dumps(by_query))
@@ -162,6 +199,7 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated ablation rows")
     parser.add_argument("--options", default="", help="extra biomed options as JSON")
     parser.add_argument("--json", default="")
+    parser.add_argument("--score-cache", default="", help="tune: JSON file memoising the Tier-2 model scores")
     args = parser.parse_args()
     data = load_beir(args.beir, args.split, args.limit_queries)
     with engine_for(args.data_dir, {}) as engine:

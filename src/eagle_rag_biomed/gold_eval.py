@@ -163,7 +163,7 @@ def run_gold(engine: Any, gold: Sequence[GoldQuery], mode: SearchMode = SearchMo
     for e in expected_all:
         ids = tuple(d.id for d in docs if matches(d.id, e))
         for name in present if ids else []:
-            if engine.vectors.count(name, StoreFilter(document_ids=ids)) > 0:
+            if engine.vectors.has_rows(name, StoreFilter(document_ids=ids)):
                 locations.setdefault(e, set()).add(name)
     term_gaps: set[str] = set()
     if texts is not None:

@@ -8,7 +8,12 @@
 3. detect the intent, the entities and the drugs of the query;
 4. a chemical task (chemical workflow or a SMILES in the query) -> ``eagle_chemical`` / molformer;
 5. otherwise ``eagle_text_biomed`` / pubmedbert, plus ``eagle_text_medcpt`` / medcpt-query with
-   ``medcpt_dual_search`` and the core ``eagle_text`` / bge-small with ``default_dual_text_search``;
+   ``medcpt_dual_search`` and the core ``eagle_text`` / bge-small with ``default_dual_text_search``.
+   Beyond the seeds: a chemical task whose query holds no structure (no SMILES / InChI: the
+   workflow came from a word such as "ligand" or "compound") searches these text collections too
+   (reason ``chemical_text``), because such a query is as often a literature question ("CCL19 is a
+   ligand for CCR7") as a compound lookup; the seeds' compound-only plan sent 9 of 809 SciFact
+   train claims to the one compound record of the corpus;
 6. drugs named (or an entity with related drugs), not chemical, chemical not suppressed ->
    ``eagle_chemical`` too;
 7. radiology keywords -> ``eagle_medical_radiology``; 8. pathology keywords ->
@@ -108,8 +113,8 @@ class BiomedQueryRouteClassifier:
         ratio = cjk_ratio(query)
         if chemical_task:
             plans.add(coll.CHEMICAL, "chemical_task")
-        elif ratio < 1.0:
-            plans.add(coll.TEXT_BIOMED, "biomed_text")
+        if ratio < 1.0 and not (chemical_task and smiles_in_query(query)):
+            plans.add(coll.TEXT_BIOMED, "chemical_text" if chemical_task else "biomed_text")
             if self.medcpt_dual_search:
                 plans.add(coll.TEXT_MEDCPT, "medcpt_dual_search")
             if self.default_dual_text_search:

@@ -47,7 +47,7 @@ def _holds(vectors: object, collection: str, flt: StoreFilter) -> bool:
     """True when ``collection`` exists and has vectors inside the scope (False on a store error)."""
     try:
         return bool(vectors.has_collection(collection)  # type: ignore[attr-defined]
-                    and vectors.count(collection, flt) > 0)  # type: ignore[attr-defined]
+                    and vectors.has_rows(collection, flt))  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - an unreadable collection is simply not added
         return False
 

@@ -55,6 +55,9 @@ class FakeVectors:
             nodes = [n for n in nodes if n.node.document_id in flt.document_ids]
         return len(nodes)
 
+    def has_rows(self, collection: str, flt: StoreFilter | None = None) -> bool:
+        return self.count(collection, flt) > 0
+
     def search(self, collection: str, vector: Any, top_k: int, flt: StoreFilter | None = None) -> list[ScoredId]:
         self.searches.append((collection, top_k, flt))
         nodes = self.hits.get(collection, [])

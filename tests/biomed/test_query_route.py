@@ -33,6 +33,15 @@ def test_chemical_task_routes_to_the_chemical_collection_only(reg: EncoderRegist
     assert dict(decision.retrieval_hints) == {}  # no named entity: parent documents stay on
 
 
+def test_chemical_word_without_a_structure_searches_the_text_collection_too(reg: EncoderRegistry) -> None:
+    # "ligand" makes the workflow chemical; with no SMILES the claim is as likely a literature question
+    decision = BiomedQueryRouteClassifier(reg).route("CCL19 is a ligand for CCR7.", "biomed")
+    assert plans(decision) == [("eagle_chemical", "molformer"), ("eagle_text_biomed", "pubmedbert")]
+    assert [p.reason for p in decision.plans] == ["chemical_task", "chemical_text"]
+    with_smiles = BiomedQueryRouteClassifier(reg).route("ligand CC(=O)Oc1ccccc1C(=O)O", "biomed")
+    assert plans(with_smiles) == [("eagle_chemical", "molformer")]
+
+
 def test_text_plan_with_dual_search_options(reg: EncoderRegistry) -> None:
     classifier = BiomedQueryRouteClassifier(reg, medcpt_dual_search=True, default_dual_text_search=True,
                                             recall_top_k=33)

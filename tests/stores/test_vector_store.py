@@ -147,6 +147,11 @@ def test_filters_and_counts(store: VectorStore, collection: str) -> None:
     assert store.count(collection, StoreFilter(kb_names=("nope",))) == 0
     assert store.count(collection, StoreFilter(kb_names=("kb2",), chunk_types=("table",))) == 4
     assert store.count(collection, StoreFilter(document_ids=("doc-b", "doc-c"))) == 6
+    # has_rows answers "any?" as count > 0 does, for every filter above
+    assert store.has_rows(collection) and store.has_rows(collection, StoreFilter(kb_names=("kb1",)))
+    assert store.has_rows(collection, StoreFilter(kb_names=("kb2",), chunk_types=("table",)))
+    assert not store.has_rows(collection, StoreFilter(kb_names=("nope",)))
+    assert not store.has_rows(collection, StoreFilter(document_ids=("doc-z",)))
     flt = StoreFilter(kb_names=("kb2",), document_ids=("doc-c",))
     hits = store.search(collection, _vec(0), top_k=12, flt=flt)
     assert {h.id for h in hits} == {chunks[10].id, chunks[11].id}
@@ -156,6 +161,7 @@ def test_filters_and_counts(store: VectorStore, collection: str) -> None:
         store.search(collection, _vec(0), top_k=3, flt=StoreFilter(kb_names=('" or 1==1 or "',)))
     hostile = StoreFilter(document_ids=('doc-a" or document_id != "',))
     assert store.count(collection, hostile) == 0
+    assert not store.has_rows(collection, hostile)
     assert store.search(collection, _vec(0), top_k=12, flt=hostile) == []
 
 

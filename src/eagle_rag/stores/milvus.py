@@ -301,6 +301,13 @@ class MilvusVectorStore:
             self._info(collection)
             return ms.count_rows(self.client, collection, expr)
 
+    def has_rows(self, collection: str, flt: StoreFilter | None = None) -> bool:
+        """Return True when some chunk of ``collection`` passes ``flt`` (stops at the first one)."""
+        expr = build_milvus_filter(flt)
+        with self._lock:
+            self._info(collection)
+            return ms.any_row(self.client, collection, expr)
+
     def chunk_ids_for_document(self, collection: str, document_id: str) -> set[str]:
         """Return the ids of every chunk of ``document_id`` (empty set when none)."""
         expr = f"document_id == {milvus_string_literal(document_id)}"

@@ -189,6 +189,15 @@ def count_rows(client: MilvusClient, collection: str, expr: str) -> int:
     return int(result[0]["count(*)"])
 
 
+def any_row(client: MilvusClient, collection: str, expr: str) -> bool:
+    """True when some row of ``collection`` matches ``expr`` ("" = any row); stops at the first match.
+
+    Cheaper than :func:`count_rows`: Milvus ends a limit-1 query at the first matching row, where
+    ``count(*)`` scans every row of the collection.
+    """
+    return bool(client.query(collection, filter=expr, output_fields=["id"], limit=1))
+
+
 def backfill(row: dict[str, Any], fields: Sequence[str]) -> bool:
     """Fill empty extra ``fields`` of ``row`` from its metadata JSON; returns True if any changed."""
     metadata = json.loads(row.get("metadata") or "{}")
