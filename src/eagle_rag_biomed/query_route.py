@@ -12,7 +12,7 @@
    Beyond the seeds: a chemical task whose query holds no structure (no SMILES / InChI: the
    workflow came from a word such as "ligand" or "compound") searches these text collections too
    (reason ``chemical_text``), because such a query is as often a literature question ("CCL19 is a
-   ligand for CCR7") as a compound lookup; the seeds' compound-only plan sent 9 of 809 SciFact
+   ligand for CCR7") as a compound lookup; the seeds' compound-only plan sent 6 of 809 SciFact
    train claims to the one compound record of the corpus;
 6. drugs named (or an entity with related drugs), not chemical, chemical not suppressed ->
    ``eagle_chemical`` too;
