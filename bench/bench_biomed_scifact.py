@@ -97,7 +97,6 @@ def recording() -> Iterator[list[dict[str, Any]]]:
     def fuse(nodes: Any, signals: Any, weights: Any) -> Any:
         records[-1]["pool"] = [str(n.node.metadata.get("record_id", n.node.document_id)) for n in nodes]
         records[-1]["signals"] = signals.__dict__
-        records[-1]["trails"] = [[[t.stage, t.rank, t.score] for t in n.trail] for n in nodes]
         return original_fuse(nodes, signals, weights)
 
     def rerank(ctx: Any, query: str, nodes: Any, intent: Any) -> Any:
