@@ -8,8 +8,12 @@
 ``stages`` switches of the biomed plugin options; the dense-suffix row forces the suffix on, later rows
 use its default, ``auto``) and prints nDCG@10, Recall@100, MRR@10 and the
 latency per query (p50 / p95). ``tune`` runs the full pipeline once with every Tier-2 signal recorded
-(cross-encoder and late interaction included), then searches the weights offline on the recorded
-signals (exact: the signals do not depend on the weights) and prints the best settings. Tune on the
+(cross-encoder and late interaction included; ``--json`` saves the recording, ``--score-cache`` memoises
+the model scores for a later recording), then searches the weights offline on the recorded signals
+(exact: the signals do not depend on the weights) for each pool size of ``--pools`` and both
+normalisations (``tier2.normalise``: min-max of the scores, or their reciprocal rank), and prints the
+best weights, a 5-fold cross-validated estimate and the figures per workflow. ``--recorded FILE``
+re-searches a saved recording without running the pipeline. Tune on the
 train split only; evaluate once on test. The index is built by ``eagle-rag eval beir`` (re-used here).
 """
 
@@ -19,12 +23,15 @@ import argparse
 import itertools
 import json
 import logging
+import math
+import random
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from ranx import Qrels, Run, evaluate
 
 from eagle_rag.engine import Engine
@@ -32,6 +39,7 @@ from eagle_rag.evaluation.beir import KB_NAME, ensure_index, load_beir, percenti
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchMode, SearchRequest
 from eagle_rag_biomed import rerank_merged, retrieval_hooks
+from eagle_rag_biomed.model_signals import minmax, rank_normalised, rank_prior
 
 OFF: dict[str, bool | str] = {"assemble": False, "dense_suffix": False, "tier1": False, "supplement": False,
                                "inject": False, "tier2": False, "cross_encoder": False, "late_interaction": False}
@@ -145,23 +153,98 @@ def score_cache(path: str) -> Iterator[None]:
         Path(path).write_text(json.dumps(store))
 
 
-def fused_run(records: dict[str, dict[str, Any]], w: dict[str, float]) -> dict[str, dict[str, float]]:
-    out: dict[str, dict[str, float]] = {}
-    for qid, rec in records.items():
-        s, pool = rec["signals"], rec["pool"]
-        scores = [w["ce"] * s["ce_norm"][i] + w["li"] * s["li_norm"][i] + w["prior"] * s["prior"][i]
-                  + w["entity"] * s["entity"][i] + w["sec"] * s["section"][i] - w["xdrug"] * s["xdrug"][i]
-                  for i in range(len(pool))]
-        order = sorted(range(len(pool)), key=lambda i: (-scores[i], i))
-        ranked = [pool[i] for i in order] + [d for d in rec["ids"] if d not in pool]
-        run_q: dict[str, float] = {}
-        for rank, doc in enumerate(ranked):
-            run_q.setdefault(doc, float(len(ranked) - rank))
-        out[qid] = run_q or {"__none__": 0.0}
-    return out
+def _injected(prior: list[float]) -> list[bool]:
+    """Which pool members were injected supplement hits (prior 0.0 anywhere but the last place)."""
+    return [p == 0.0 and i < len(prior) - 1 for i, p in enumerate(prior)]
+
+
+def fused_order(rec: dict[str, Any], w: dict[str, float], pool_size: int, normalise: str = "minmax",
+                k: int = 60) -> list[str]:
+    """The ranking the Tier-2 formula gives one recorded query with weights ``w``, over the first
+    ``pool_size`` candidates of the recorded pool (a smaller pool is re-normalised exactly: min-max is
+    affine, and the rank prior is recomputed)."""
+    s, pool = rec["signals"], rec["pool"][:pool_size]
+    n = len(pool)
+    norm = (lambda v: rank_normalised(v, k)) if normalise == "rank" else minmax
+    ce, li = norm(s["ce_norm"][:n]), norm(s["li_norm"][:n])
+    injected = _injected(s["prior"])[:n]
+    fused = iter(rank_prior(injected.count(False), k))
+    prior = [0.0 if flag else next(fused) for flag in injected]
+    scores = [w["ce"] * ce[i] + w["li"] * li[i] + w["prior"] * prior[i] + w["entity"] * s["entity"][i]
+              + w["sec"] * s["section"][i] - w["xdrug"] * s["xdrug"][i] for i in range(n)]
+    order = sorted(range(n), key=lambda i: (-scores[i], i))
+    return [pool[i] for i in order] + [d for d in rec["ids"] if d not in pool]
+
+
+def ndcg10(ranked: list[str], rel: dict[str, int]) -> float:
+    """nDCG@10 of one ranking (a document counts at its first place; linear gains, as ranx)."""
+    seen: list[str] = []
+    for doc in ranked:
+        if doc not in seen:
+            seen.append(doc)
+        if len(seen) == 10:
+            break
+    dcg = sum(rel.get(doc, 0) / math.log2(r + 2) for r, doc in enumerate(seen))
+    ideal = sorted((g for g in rel.values() if g > 0), reverse=True)[:10]
+    idcg = sum(g / math.log2(r + 2) for r, g in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+GRID = {"ce": [0.0, 0.15, 0.3, 0.5, 0.75], "li": [0.0, 0.25, 0.5, 0.75, 1.0, 1.5],
+        "prior": [0.25, 0.5, 1.0, 1.5, 2.0], "entity": [0.0, 0.1, 0.25], "sec": [0.0, 0.15],
+        "xdrug": [0.0, 2.0]}
+
+
+def search_weights(by_query: dict[str, dict[str, Any]], qrels: dict[str, dict[str, int]], pools: list[int],
+                   folds: int = 5) -> None:
+    """Grid-search the weights per (pool, normalise); print the best and a ``folds``-fold CV estimate
+    (weights chosen on the other folds, scored on the held-out one), overall and per workflow."""
+    qids = list(by_query)
+    shuffled = qids[:]
+    random.Random(0).shuffle(shuffled)
+    fold_of = {q: i % folds for i, q in enumerate(shuffled)}
+    incoming = np.mean([ndcg10(by_query[q]["ids"], qrels[q]) for q in qids])
+    print(f"{len(qids)} queries, incoming order nDCG@10 {incoming:.4f}")
+    grid = [dict(zip(GRID, values, strict=True)) for values in itertools.product(*GRID.values())]
+    for pool_size, normalise in itertools.product(pools, ("minmax", "rank")):
+        table = np.array([[ndcg10(fused_order(by_query[q], w, pool_size, normalise), qrels[q]) for q in qids]
+                          for w in grid])
+        means = table.mean(axis=1)
+        best = int(means.argmax())
+        held_out = np.zeros(len(qids))
+        for f in range(folds):
+            train = np.array([fold_of[q] != f for q in qids])
+            pick = int(table[:, train].mean(axis=1).argmax())
+            held_out[~train] = table[pick, ~train]
+        print(f"pool {pool_size} {normalise:<6} best nDCG@10 {means[best]:.4f} {grid[best]}  "
+              f"{folds}-fold CV {held_out.mean():.4f}", flush=True)
+        per_workflow = np.zeros(len(qids))
+        for workflow in sorted({r["workflow"] for r in by_query.values()}):
+            cols = np.array([by_query[q]["workflow"] == workflow for q in qids])
+            sub = table[:, cols].mean(axis=1)
+            for f in range(folds):
+                train = np.array([fold_of[q] != f for q in qids]) & cols
+                test = np.array([fold_of[q] == f for q in qids]) & cols
+                if test.any():
+                    pick = int(table[:, train].mean(axis=1).argmax()) if train.any() else best
+                    per_workflow[test] = table[pick, test]
+            print(f"    {workflow:<12} n={int(cols.sum()):<4} at the overall best {sub[best]:.4f}  "
+                  f"own best {sub.max():.4f} {grid[int(sub.argmax())]}")
+        print(f"    weights per workflow: {folds}-fold CV {per_workflow.mean():.4f}", flush=True)
 
 
 def tune(args: argparse.Namespace, data: Any) -> None:
+    if args.recorded:
+        by_query: dict[str, dict[str, Any]] = json.loads(Path(args.recorded).read_text())
+    else:
+        by_query = record(args, data)
+    qrels = {q: {d: int(v) for d, v in data.qrels[q].items()} for q in by_query if q in data.qrels}
+    search_weights({q: r for q, r in by_query.items() if q in qrels}, qrels,
+                   [int(p) for p in args.pools.split(",")])
+
+
+def record(args: argparse.Namespace, data: Any) -> dict[str, dict[str, Any]]:
+    """Run the full pipeline on every query with all Tier-2 signals recorded; save and return them."""
     extra = json.loads(args.options) if args.options else {}
     options = {**extra, "stages": {"late_interaction": True, **extra.get("stages", {})},
                "retrieval_scoring": {"all": {"w_li": 0.001}}}
@@ -174,17 +257,7 @@ def tune(args: argparse.Namespace, data: Any) -> None:
             if records and "signals" in records[-1]:
                 by_query[qid] = records[-1]
     Path(args.json or "tier2_signals.json").write_text(json.dumps(by_query))
-    qrels = Qrels({q: data.qrels[q] for q in by_query})
-    results = []
-    grid = {"ce": [0.0, 0.15, 0.3, 0.5], "li": [0.0, 0.25, 0.5, 1.0], "prior": [0.25, 0.5, 1.0],
-            "entity": [0.0, 0.1, 0.25], "sec": [0.0], "xdrug": [0.0, 1.0, 3.0]}
-    for values in itertools.product(*grid.values()):
-        w = dict(zip(grid, values, strict=True))
-        ndcg = float(evaluate(qrels, Run(fused_run(by_query, w)), "ndcg@10", make_comparable=True))
-        results.append((ndcg, w))
-    results.sort(key=lambda item: -item[0])
-    for ndcg, w in results[:15]:
-        print(f"nDCG@10 {ndcg:.4f}  {w}")
+    return by_query
 
 
 def main() -> None:
@@ -199,6 +272,8 @@ def main() -> None:
     parser.add_argument("--options", default="", help="extra biomed options as JSON")
     parser.add_argument("--json", default="")
     parser.add_argument("--score-cache", default="", help="tune: JSON file memoising the Tier-2 model scores")
+    parser.add_argument("--recorded", default="", help="tune: search the weights of a saved recording (no run)")
+    parser.add_argument("--pools", default="30", help="tune: comma-separated pool sizes to evaluate (<= recorded)")
     args = parser.parse_args()
     data = load_beir(args.beir, args.split, args.limit_queries)
     with engine_for(args.data_dir, {}) as engine:

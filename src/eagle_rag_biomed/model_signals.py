@@ -4,6 +4,10 @@
 ``rank_prior``  the incoming order as a score: ``1 / (k + rank)`` (ranks from 1, k = ``router.rrf_k``),
                 min-max normalised, so the first candidate gets 1.0 and the last 0.0. Robust to the
                 +100.0 of injected supplement hits, which a min-max of raw scores is not.
+``rank_normalised`` a model's scores replaced by their rank prior: ``rank_prior`` of the order the scores
+                give (best first; ties keep the incoming order), aligned with the input. With
+                ``tier2.normalise = rank`` the models' ranks, not their score gaps, enter the formula
+                (the reciprocal-rank form of RRF, k = ``router.rrf_k``).
 ``merged_prior`` the rank prior of a Tier-2 pool: the fused candidates are ranked among themselves
                 and an injected supplement hit (``eagle_rag.retrieve.fusion.is_injected``) gets 0.0.
                 The injection puts a hit into the pool so that the models can judge it (the seeds'
@@ -23,7 +27,8 @@ from eagle_rag.retrieve.fusion import is_injected
 from eagle_rag.types import NodeWithScore
 from eagle_rag_biomed.scoring import passage_text
 
-__all__ = ["cross_encoder_scores", "late_interaction_scores", "merged_prior", "minmax", "rank_prior"]
+__all__ = ["cross_encoder_scores", "late_interaction_scores", "merged_prior", "minmax", "rank_normalised",
+           "rank_prior"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +46,16 @@ def minmax(values: Sequence[float]) -> list[float]:
 def rank_prior(n: int, k: int = 60) -> list[float]:
     """``minmax([1/(k+1), 1/(k+2), ..., 1/(k+n)])``: 1.0 for the first, 0.0 for the last candidate."""
     return minmax([1.0 / (k + rank) for rank in range(1, n + 1)])
+
+
+def rank_normalised(values: Sequence[float], k: int = 60) -> list[float]:
+    """Each value's ``rank_prior`` by its rank among ``values`` (highest first, ties in input order)."""
+    order = sorted(range(len(values)), key=lambda i: (-values[i], i))
+    prior = rank_prior(len(values), k)
+    out = [0.0] * len(values)
+    for rank, i in enumerate(order):
+        out[i] = prior[rank]
+    return out
 
 
 def merged_prior(nodes: Sequence[NodeWithScore], k: int = 60) -> list[float]:

@@ -5,12 +5,14 @@ For each text candidate of the pool (the first ``tier2.pool``)::
     final = w_ce * ce_norm + w_li * li_norm + w_prior * prior
             + w_entity * entity + w_sec * section - w_xdrug_penalty * xdrug
 
-``ce_norm``   min-max normalised cross-encoder scores (label ``domain_rerank_encoder``, default
+``ce_norm``   normalised cross-encoder scores (label ``domain_rerank_encoder``, default
               ``medcpt-rerank``; passages cut to ``tier2.max_chars``). Without a cross-encoder (a
               mode other than ``full``, the stage switched off, or any failure) ``ce_norm`` falls back
               to the rank prior: the existing order, as in the seeds.
-``li_norm``   min-max normalised late-interaction (ColBERT MaxSim) scores, only when ``w_li > 0`` in
+``li_norm``   normalised late-interaction (ColBERT MaxSim) scores, only when ``w_li > 0`` in
               mode full with the ``late_interaction`` stage on; else 0.
+              Both are min-max normalised raw scores, or with ``tier2.normalise = rank`` the rank
+              prior of the order each model gives (``model_signals.rank_normalised``).
 ``prior``     the incoming rank as a score (``model_signals.merged_prior``: injected supplement hits get
               0.0, so the models, not the injection's +100.0, decide where they land).
 ``entity``    ``entity_match_score`` against the query's boost terms (``boost_terms_for_query``).
@@ -31,7 +33,13 @@ from dataclasses import dataclass
 from eagle_rag.context import HookContext
 from eagle_rag.types import NodeWithScore, QueryRetrievalIntent, SearchMode
 from eagle_rag_biomed.chemical_branch import apply_chemical_branch
-from eagle_rag_biomed.model_signals import cross_encoder_scores, late_interaction_scores, merged_prior, minmax
+from eagle_rag_biomed.model_signals import (
+    cross_encoder_scores,
+    late_interaction_scores,
+    merged_prior,
+    minmax,
+    rank_normalised,
+)
 from eagle_rag_biomed.query_intent import Workflow
 from eagle_rag_biomed.query_options import query_options, seed_options
 from eagle_rag_biomed.rerank import model_of
@@ -101,11 +109,16 @@ def post_rrf_rerank(ctx: HookContext, query: str, nodes: Sequence[NodeWithScore]
     li_label = opts.tier2.late_interaction_encoder
     if full and opts.stages.late_interaction and weights.w_li > 0 and pool:
         li_raw = late_interaction_scores(ctx, li_label, query, pool, opts.tier2.max_chars, opts.tier2.with_name)
+    k = ctx.settings.router.rrf_k
+
+    def norm(raw: list[float]) -> list[float]:
+        return rank_normalised(raw, k) if opts.tier2.normalise == "rank" else minmax(raw)
+
     boost = boost_terms_for_query(query)
     protected = penalty_drugs_for_query(query)
     signals = Signals(
-        ce_norm=minmax(ce_raw) if ce_raw is not None else list(prior),
-        li_norm=minmax(li_raw) if li_raw is not None else [0.0] * len(pool),
+        ce_norm=norm(ce_raw) if ce_raw is not None else list(prior),
+        li_norm=norm(li_raw) if li_raw is not None else [0.0] * len(pool),
         prior=prior,
         entity=[entity_match_score(n, boost) for n in pool],
         section=[section_match_score(n, intent.section_cues) for n in pool],

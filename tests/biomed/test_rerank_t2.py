@@ -8,7 +8,7 @@ import pytest
 
 from eagle_rag.retrieve.fusion import inject_supplement_candidates
 from eagle_rag.types import QueryRetrievalIntent, SearchMode
-from eagle_rag_biomed.model_signals import merged_prior, minmax, rank_prior
+from eagle_rag_biomed.model_signals import merged_prior, minmax, rank_normalised, rank_prior
 from eagle_rag_biomed.rerank_merged import Signals, fuse_signals, post_rrf_rerank, split_images
 from eagle_rag_biomed.rerank_weights import PROFILE_WEIGHTS, SEED_TABLE, ProfileWeights, weights_for
 from tests.biomed.query_support import context, decisions, hit
@@ -59,6 +59,29 @@ def test_minmax_and_rank_prior() -> None:
     # 1/(60+r) for r = 1..3, min-max normalised
     top, mid, low = 1 / 61, 1 / 62, 1 / 63
     assert rank_prior(3) == pytest.approx([1.0, (mid - low) / (top - low), 0.0])
+
+
+def test_rank_normalised_replaces_scores_by_their_rank_prior() -> None:
+    # scores 0.2, 9.0, 0.5 rank 3, 1, 2: 1/(60+r) min-max normalised, aligned with the input
+    top, mid, low = 1 / 61, 1 / 62, 1 / 63
+    assert rank_normalised([0.2, 9.0, 0.5]) == pytest.approx([0.0, 1.0, (mid - low) / (top - low)])
+    # only the order counts: any increasing transform of the scores gives the same values
+    assert rank_normalised([0.2, 9.0, 0.5]) == rank_normalised([-5.0, 100.0, 1.0])
+    # ties keep the input order; k moves the middle value
+    assert rank_normalised([1.0, 1.0]) == [1.0, 0.0]
+    assert rank_normalised([3.0, 2.0, 1.0], k=0) == pytest.approx([1.0, (1 / 2 - 1 / 3) / (1 - 1 / 3), 0.0])
+    assert rank_normalised([]) == []
+
+
+def test_rank_normalise_option_feeds_the_cross_encoder_rank(tmp_path: Path) -> None:
+    nodes = [hit("a", "unrelated words"), hit("b", "imatinib dosage 400 mg"), hit("c", "imatinib")]
+    raw = context(tmp_path, mode=SearchMode.FULL).services["encoders"].cross_encoder("medcpt-rerank").score_pairs(
+        "imatinib dosage", [n.node.text for n in nodes])
+    for normalise, expected in (("minmax", minmax(raw)), ("rank", rank_normalised(raw))):
+        ctx = context(tmp_path, mode=SearchMode.FULL, options={"tier2": {"normalise": normalise}})
+        out = post_rrf_rerank(ctx, "imatinib dosage", nodes, REGULATORY)
+        by_id = {n.node_id: n.trail[-1].detail["ce_norm"] for n in out}
+        assert [by_id["a"], by_id["b"], by_id["c"]] == pytest.approx(expected)
 
 
 def test_an_injected_hit_gets_no_rank_prior(tmp_path: Path) -> None:
