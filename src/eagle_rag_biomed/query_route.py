@@ -152,7 +152,8 @@ class BiomedQueryRouteClassifier:
 
 
 class CollectionCounts:
-    """Vector counts per collection, cached for ``ttl_s`` seconds (routing asks on every query)."""
+    """1 when a collection holds any vector, else 0, cached for ``ttl_s`` seconds (routing asks on every
+    query; the store answers with a limit-1 query, ``has_rows``, not a ``count(*)`` scan)."""
 
     def __init__(self, vectors: object, ttl_s: float = 30.0) -> None:
         self.vectors = vectors
@@ -168,7 +169,7 @@ class CollectionCounts:
                 return hit[1]
         try:
             has = self.vectors.has_collection(collection)  # type: ignore[attr-defined]
-            n = int(self.vectors.count(collection)) if has else 0  # type: ignore[attr-defined]
+            n = 1 if has and self.vectors.has_rows(collection) else 0  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - an unreachable store counts as empty for routing
             n = 0
         with self._lock:

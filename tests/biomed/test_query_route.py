@@ -107,12 +107,18 @@ def test_no_registered_collection_means_no_decision() -> None:
     assert BiomedQueryRouteClassifier(EncoderRegistry()).route("imatinib", "biomed") is None
 
 
-def test_collection_counts_are_cached() -> None:
-    vectors = FakeVectors(counts={"eagle_text": 4})
+def test_collection_presence_is_asked_with_has_rows_and_cached() -> None:
+    class Counting(FakeVectors):
+        def count(self, collection: str, flt: object = None) -> int:
+            raise AssertionError("routing must not scan a collection with count(*)")
+
+    vectors = Counting(counts={"eagle_text": 4, "empty": 0})
+    vectors.has_rows = lambda collection, flt=None: vectors.counts[collection] > 0  # type: ignore[method-assign]
     counts = CollectionCounts(vectors)
-    assert counts("eagle_text") == 4 and counts("missing") == 0
-    vectors.counts["eagle_text"] = 9
-    assert counts("eagle_text") == 4  # within the TTL
+    assert counts("eagle_text") == 1 and counts("empty") == 0 and counts("missing") == 0
+    vectors.counts["empty"] = 9
+    assert counts("empty") == 0  # within the TTL
+    assert CollectionCounts(vectors)("empty") == 1
 
 
 # ----------------------------------------------------------------------------- scope routing
