@@ -35,7 +35,7 @@ def test_defaults_keep_the_seeds_domain_weights_and_the_tuned_model_weights() ->
     assert table == {
         "default": (0.50, 0.25, 0.15, 2.0, 1.5, 0.75),
         "regulatory": (0.30, 0.20, 0.35, 2.5, 0.5, 0.25),
-        "drug_entity": (0.35, 0.35, 0.10, 3.0, 0.5, 1.0),
+        "drug_entity": (0.50, 0.35, 0.10, 3.0, 1.0, 3.0),
         "chemical": (0.25, 0.40, 0.10, 3.0, 0.5, 0.0),
         "combination": (0.35, 0.35, 0.10, 2.5, 0.5, 0.5),
     }
@@ -46,7 +46,7 @@ def test_defaults_keep_the_seeds_domain_weights_and_the_tuned_model_weights() ->
 def test_weight_overrides_per_profile_and_for_all() -> None:
     scoring = {"all": {"w_prior": 0.9}, "regulatory": {"w_sec": 0.5}, "general": {"w_ce": 0.1}}
     assert weights_for("regulatory", scoring) == ProfileWeights(0.30, 0.20, 0.5, 2.5, w_prior=0.9, w_li=0.25)
-    assert weights_for("default", scoring).w_ce == 0.1 and weights_for("drug_entity", scoring).w_ce == 0.35
+    assert weights_for("default", scoring).w_ce == 0.1 and weights_for("drug_entity", scoring).w_ce == 0.50
     with pytest.raises(ValueError, match="unknown weight 'w_bogus'"):
         weights_for("chemical", {"chemical": {"w_bogus": 1}})
     with pytest.raises(ValueError, match="not a number"):
@@ -93,14 +93,14 @@ def test_an_injected_hit_gets_no_rank_prior(tmp_path: Path) -> None:
     top, mid, low = 1 / 61, 1 / 62, 1 / 63
     assert merged_prior(pool) == pytest.approx([0.0, 1.0, (mid - low) / (top - low), 0.0])
     assert merged_prior(merged) == rank_prior(3)
-    # hybrid mode (no cross-encoder: ce_norm = prior), drug_entity profile (w_ce .35, w_prior .5,
-    # w_entity .35): a = .35*1 + .5*1 = 0.85, b = (.35 + .5) * p_b with p_b = (1/62 - 1/63) / (1/61 - 1/63),
+    # hybrid mode (no cross-encoder: ce_norm = prior), drug_entity profile (w_ce .5, w_prior 1.0,
+    # w_entity .35): a = .5*1 + 1.0*1 = 1.5, b = (.5 + 1.0) * p_b with p_b = (1/62 - 1/63) / (1/61 - 1/63),
     # s = .35*1.0 (entity only, no prior) = 0.35, c = 0: the injected hit lands below b, above c
     ctx = context(tmp_path, mode=SearchMode.HYBRID)
     out = post_rrf_rerank(ctx, "gefitinib", pool, DRUG)
     p_b = (mid - low) / (top - low)
     assert [n.node_id for n in out] == ["a", "b", "s", "c"]
-    assert [n.score for n in out] == pytest.approx([0.85, 0.85 * p_b, 0.35, 0.0])
+    assert [n.score for n in out] == pytest.approx([1.5, 1.5 * p_b, 0.35, 0.0])
 
 
 def test_fuse_signals_formula() -> None:

@@ -72,6 +72,10 @@ def test_cross_drug_penalty_rules() -> None:
     assert cross_drug_penalty(same, ["imatinib"]) == 0.0
     assert cross_drug_penalty(unknown, ["imatinib"]) == 0.0
     assert cross_drug_penalty(other, []) == 0.0  # a query without drugs penalises nothing
+    # the query's drug named past the first 512 characters: not about other drugs only
+    late = hit("e", text="Nilotinib prolongs QT. " + "x" * 600 + " compared with imatinib",
+               meta={"primary_drugs": "nilotinib"})
+    assert cross_drug_penalty(late, ["imatinib"]) == 0.0
 
 
 def test_boost_terms_drugs_first_then_target_related_drugs() -> None:
