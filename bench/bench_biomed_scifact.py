@@ -133,11 +133,13 @@ def score_cache(path: str) -> Iterator[None]:
     originals = rerank_merged.cross_encoder_scores, rerank_merged.late_interaction_scores
 
     def cached(kind: str, fn: Any) -> Any:
-        def wrapper(ctx: Any, label: str, query: str, nodes: Any, max_chars: int, with_name: bool = False) -> Any:
-            keys = [f"{kind}|{label}|{max_chars}|{with_name}|{query}|{n.node.id}" for n in nodes]
+        def wrapper(ctx: Any, label: str, query: str, nodes: Any, max_chars: int, with_name: bool = False,
+                    *more: Any) -> Any:
+            cut = "".join(f"|{m}" for m in more if m != 256)  # the late-interaction token cut, when not 256
+            keys = [f"{kind}|{label}|{max_chars}|{with_name}{cut}|{query}|{n.node.id}" for n in nodes]
             missing = [i for i, key in enumerate(keys) if key not in store]
             if missing:
-                scores = fn(ctx, label, query, [nodes[i] for i in missing], max_chars, with_name)
+                scores = fn(ctx, label, query, [nodes[i] for i in missing], max_chars, with_name, *more)
                 if scores is None:
                     return None
                 store.update({keys[i]: s for i, s in zip(missing, scores, strict=True)})

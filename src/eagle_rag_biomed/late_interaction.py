@@ -72,6 +72,13 @@ class LateInteractionScorer:
             self.model_info = f"answerai-colbert-small (ONNX, 384-d hidden states, {self.model_dir})"
         return self
 
+    def _share(self, other: LateInteractionScorer) -> None:
+        """Use ``other``'s session and tokenizer once it has loaded them (one model in memory)."""
+        other.load()
+        with self._lock:
+            self._session, self._tokenizer, self._skip = other._session, other._tokenizer, other._skip
+            self.model_info = other.model_info
+
     def _ids(self, text: str, marker: str, limit: int) -> list[int]:
         tok = self._tokenizer
         body = tok.encode(text, add_special_tokens=False).ids[: limit - 3]
@@ -114,14 +121,19 @@ class LateInteractionScorer:
         return scores
 
 
-_SCORERS: dict[str, LateInteractionScorer] = {}
+_SCORERS: dict[tuple[str, int], LateInteractionScorer] = {}
 _LOCK = threading.Lock()
 
 
-def get_scorer(label: str = "colbert") -> LateInteractionScorer:
-    """The process-wide scorer of a label (only the bundled model is known: any label gets it)."""
+def get_scorer(label: str = "colbert", max_passage_tokens: int = PASSAGE_TOKENS) -> LateInteractionScorer:
+    """The process-wide scorer of a label and passage cut (only the bundled model is known: any label
+    gets it; scorers of one model share its ONNX session)."""
     with _LOCK:
-        scorer = _SCORERS.get(label)
+        scorer = _SCORERS.get((label, max_passage_tokens))
         if scorer is None:
-            scorer = _SCORERS[label] = LateInteractionScorer(label)
+            scorer = LateInteractionScorer(label, max_passage_tokens=max_passage_tokens)
+            twin = next((s for (name, _), s in _SCORERS.items() if name == label), None)
+            if twin is not None:
+                scorer._share(twin)
+            _SCORERS[(label, max_passage_tokens)] = scorer
         return scorer

@@ -89,12 +89,13 @@ def cross_encoder_scores(ctx: HookContext, label: str, query: str, nodes: Sequen
 
 
 def late_interaction_scores(ctx: HookContext, label: str, query: str, nodes: Sequence[NodeWithScore],
-                            max_chars: int, with_name: bool = False) -> list[float] | None:
-    """MaxSim scores of the bundled late-interaction model; None on failure."""
+                            max_chars: int, with_name: bool = False, max_tokens: int = 256) -> list[float] | None:
+    """MaxSim scores of the bundled late-interaction model, passages cut to ``max_tokens``; None on failure."""
     try:
         from eagle_rag_biomed.late_interaction import get_scorer
 
-        scores = get_scorer(label).score_pairs(query, [passage_text(n, max_chars, with_name) for n in nodes])
+        texts = [passage_text(n, max_chars, with_name) for n in nodes]
+        scores = get_scorer(label, max_tokens).score_pairs(query, texts)
     except Exception as exc:  # noqa: BLE001 - any model failure falls back to the incoming order
         _failed(ctx, "late_interaction", label, exc)
         return None

@@ -14,7 +14,8 @@ query-side blocks:
             (``cosine``: sort by cosine as the seeds do; ``fuse``, the default: RRF of the incoming and
             cosine ranks, which scored 0.7294 against 0.7271 nDCG@10 on 300 SciFact train queries).
 ``tier2``   ``pool`` (candidates scored by the models, default 30), ``max_chars`` (passage cut, 2048),
-            ``late_interaction_encoder`` (default ``colbert``), ``normalise`` (how model scores enter the
+            ``late_interaction_encoder`` (default ``colbert``), ``late_interaction_tokens`` (the passage
+            cut of the late-interaction model, 16 to 512 tokens, default 256), ``normalise`` (how model scores enter the
             formula: ``minmax`` of the raw scores, or ``rank``: the reciprocal rank, min-max normalised).
 Both tiers take ``with_name``: models read the document name before the text (as the ingest embeds it).
 
@@ -62,6 +63,7 @@ class Tier2Options(_Block):
     max_chars: int = Field(2048, ge=64)
     with_name: bool = False
     late_interaction_encoder: str = "colbert"
+    late_interaction_tokens: int = Field(256, ge=16, le=512)
     normalise: Literal["minmax", "rank"] = "minmax"
 
 

@@ -108,7 +108,8 @@ def post_rrf_rerank(ctx: HookContext, query: str, nodes: Sequence[NodeWithScore]
     li_raw = None
     li_label = opts.tier2.late_interaction_encoder
     if full and opts.stages.late_interaction and weights.w_li > 0 and pool:
-        li_raw = late_interaction_scores(ctx, li_label, query, pool, opts.tier2.max_chars, opts.tier2.with_name)
+        li_raw = late_interaction_scores(ctx, li_label, query, pool, opts.tier2.max_chars, opts.tier2.with_name,
+                                         opts.tier2.late_interaction_tokens)
     k = ctx.settings.router.rrf_k
 
     def norm(raw: list[float]) -> list[float]:

@@ -39,17 +39,29 @@ def test_maxsim_is_the_sum_of_best_token_matches(scorer: LateInteractionScorer) 
     assert "answerai-colbert-small" in scorer.model_info
 
 
+def test_passage_cut_decides_what_the_model_reads(scorer: LateInteractionScorer) -> None:
+    # the only mention of the query's drug sits past 256 tokens: the default cut cannot see it, 512 can
+    filler = "The cohort was followed for twelve months in three centres. " * 30
+    passage = filler + "Imatinib resistance arose through BCR-ABL kinase domain mutations."
+    long = get_scorer("colbert", 512)
+    assert long is get_scorer("colbert", 512) and long is not scorer
+    assert long._session is scorer._session  # one model in memory for both cuts
+    query = "imatinib resistance mutations"
+    assert long.score_pairs(query, [passage])[0] > scorer.score_pairs(query, [passage])[0] + 1.0
+    assert long.score_pairs(query, ["short text"]) == pytest.approx(scorer.score_pairs(query, ["short text"]))
+
+
 def test_missing_model_falls_back_in_tier2(tmp_path: Path) -> None:
     ctx = context(tmp_path, options={"stages": {"late_interaction": True},
                                      "tier2": {"late_interaction_encoder": "missing"}}, mode=SearchMode.FULL)
     broken = LateInteractionScorer("missing", tmp_path / "nowhere")
     from eagle_rag_biomed import late_interaction
 
-    late_interaction._SCORERS["missing"] = broken
+    late_interaction._SCORERS[("missing", 256)] = broken
     try:
         out = post_rrf_rerank(ctx, "query", [hit("a", "first"), hit("b", "second")], QueryRetrievalIntent())
     finally:
-        late_interaction._SCORERS.pop("missing", None)
+        late_interaction._SCORERS.pop(("missing", 256), None)
     assert [n.trail[-1].detail["li_norm"] for n in out] == [0.0, 0.0]
     failure = decisions(ctx, "hook_failure")[-1]
     assert failure.data["stage"] == "late_interaction" and "not found" in failure.summary
