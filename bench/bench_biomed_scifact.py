@@ -36,6 +36,7 @@ from ranx import Qrels, Run, evaluate
 
 from eagle_rag.engine import Engine
 from eagle_rag.evaluation.beir import KB_NAME, ensure_index, load_beir, percentile
+from eagle_rag.ingest.dispatch import embed_input
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchMode, SearchRequest
 from eagle_rag_biomed import rerank_merged, retrieval_hooks
@@ -136,7 +137,9 @@ def score_cache(path: str) -> Iterator[None]:
         def wrapper(ctx: Any, label: str, query: str, nodes: Any, max_chars: int, with_name: bool = False,
                     *more: Any) -> Any:
             cut = "".join(f"|{m}" for m in more if m != 256)  # the late-interaction token cut, when not 256
-            keys = [f"{kind}|{label}|{max_chars}|{with_name}{cut}|{query}|{n.node.id}" for n in nodes]
+            # a passage that reads the same with its name (the text starts with it) shares the key
+            keys = [f"{kind}|{label}|{max_chars}|{with_name and embed_input(n.node) != n.node.text}{cut}|{query}|"
+                    f"{n.node.id}" for n in nodes]
             missing = [i for i, key in enumerate(keys) if key not in store]
             if missing:
                 scores = fn(ctx, label, query, [nodes[i] for i in missing], max_chars, with_name, *more)

@@ -17,7 +17,9 @@ query-side blocks:
             ``late_interaction_encoder`` (default ``colbert``), ``late_interaction_tokens`` (the passage
             cut of the late-interaction model, 16 to 512 tokens, default 256), ``normalise`` (how model scores enter the
             formula: ``minmax`` of the raw scores, or ``rank``: the reciprocal rank, min-max normalised).
-Both tiers take ``with_name``: models read the document name before the text (as the ingest embeds it).
+Both tiers take ``with_name``: models read the document name before the text (as the ingest embeds it),
+unless the text already starts with it. On by default in Tier-2 (809 SciFact train claims: 0.7614 ->
+0.7637 nDCG@10, the name reaching the later chunks of an abstract), off in Tier-1.
 
 Set them with a YAML settings file or one env var holding JSON, e.g.
 ``EAGLE_RAG_PLUGINS__OPTIONS__BIOMED='{"stages": {"tier1": false}}'``.
@@ -61,7 +63,7 @@ class Tier1Options(_Block):
 class Tier2Options(_Block):
     pool: int = Field(30, ge=1, le=500)
     max_chars: int = Field(2048, ge=64)
-    with_name: bool = False
+    with_name: bool = True
     late_interaction_encoder: str = "colbert"
     late_interaction_tokens: int = Field(256, ge=16, le=512)
     normalise: Literal["minmax", "rank"] = "minmax"

@@ -140,6 +140,28 @@ def test_cross_encoder_in_full_mode(tmp_path: Path) -> None:
     assert last.data["cross_encoder"] == "medcpt-rerank" and "deterministic" in last.data["cross_encoder_model"]
 
 
+def test_cross_encoder_reads_the_document_name_by_default(tmp_path: Path) -> None:
+    # a later chunk of an abstract does not start with its title: by default the model reads
+    # "title\ntext"; with tier2.with_name false it reads the text alone
+    named = {"document_name": "Imatinib dosage in chronic myeloid leukemia"}
+    nodes = [hit("a", "unrelated words", meta=named), hit("b", "400 mg once daily", meta={})]
+    for options, passages in (({}, [f"{named['document_name']}\nunrelated words", "400 mg once daily"]),
+                              ({"tier2": {"with_name": False}}, ["unrelated words", "400 mg once daily"])):
+        ctx = context(tmp_path, mode=SearchMode.FULL, options=options)
+        seen: list[list[str]] = []
+        encoder = ctx.services["encoders"].cross_encoder("medcpt-rerank")
+        original = encoder.score_pairs
+
+        def spy(query: str, texts: list[str], original=original, seen=seen) -> list[float]:
+            seen.append(list(texts))
+            return original(query, texts)
+
+        encoder.score_pairs = spy
+        ctx.services["encoders"].cross_encoder = lambda label, encoder=encoder: encoder
+        post_rrf_rerank(ctx, "imatinib dosage", nodes, REGULATORY)
+        assert seen == [passages]
+
+
 def test_cross_encoder_failure_falls_back_to_the_incoming_order(tmp_path: Path) -> None:
     ctx = context(tmp_path, mode=SearchMode.FULL)
 
