@@ -40,6 +40,7 @@ from eagle_rag.ingest.dispatch import embed_input
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchMode, SearchRequest
 from eagle_rag_biomed import rerank_merged, retrieval_hooks
+from eagle_rag_biomed.late_interaction import PASSAGE_TOKENS
 from eagle_rag_biomed.model_signals import minmax, rank_normalised, rank_prior
 
 OFF: dict[str, bool | str] = {"assemble": False, "dense_suffix": False, "tier1": False, "supplement": False,
@@ -136,7 +137,8 @@ def score_cache(path: str) -> Iterator[None]:
     def cached(kind: str, fn: Any) -> Any:
         def wrapper(ctx: Any, label: str, query: str, nodes: Any, max_chars: int, with_name: bool = False,
                     *more: Any) -> Any:
-            cut = "".join(f"|{m}" for m in more if m != 256)  # the late-interaction token cut, when not 256
+            # ``more``: the late-interaction token cut; keys written before it existed mean the default
+            cut = f"|{more[0]}" if more and more[0] != PASSAGE_TOKENS else ""
             # a passage that reads the same with its name (the text starts with it) shares the key
             keys = [f"{kind}|{label}|{max_chars}|{with_name and embed_input(n.node) != n.node.text}{cut}|{query}|"
                     f"{n.node.id}" for n in nodes]

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from eagle_rag.context import HookContext
 from eagle_rag.retrieve.fusion import is_injected
 from eagle_rag.types import NodeWithScore
+from eagle_rag_biomed.late_interaction import PASSAGE_TOKENS, get_scorer
 from eagle_rag_biomed.scoring import passage_text
 
 __all__ = ["cross_encoder_scores", "late_interaction_scores", "merged_prior", "minmax", "rank_normalised",
@@ -89,11 +90,10 @@ def cross_encoder_scores(ctx: HookContext, label: str, query: str, nodes: Sequen
 
 
 def late_interaction_scores(ctx: HookContext, label: str, query: str, nodes: Sequence[NodeWithScore],
-                            max_chars: int, with_name: bool = False, max_tokens: int = 256) -> list[float] | None:
+                            max_chars: int, with_name: bool = False,
+                            max_tokens: int = PASSAGE_TOKENS) -> list[float] | None:
     """MaxSim scores of the bundled late-interaction model, passages cut to ``max_tokens``; None on failure."""
     try:
-        from eagle_rag_biomed.late_interaction import get_scorer
-
         texts = [passage_text(n, max_chars, with_name) for n in nodes]
         scores = get_scorer(label, max_tokens).score_pairs(query, texts)
     except Exception as exc:  # noqa: BLE001 - any model failure falls back to the incoming order

@@ -32,6 +32,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from eagle_rag.settings import Settings
+from eagle_rag_biomed.late_interaction import PASSAGE_TOKENS
 from eagle_rag_biomed.options import PLUGIN_NAME, BiomedOptions, biomed_options
 
 
@@ -65,7 +66,7 @@ class Tier2Options(_Block):
     max_chars: int = Field(2048, ge=64)
     with_name: bool = True
     late_interaction_encoder: str = "colbert"
-    late_interaction_tokens: int = Field(256, ge=16, le=512)
+    late_interaction_tokens: int = Field(PASSAGE_TOKENS, ge=16, le=512)
     normalise: Literal["minmax", "rank"] = "minmax"
 
 
