@@ -13,7 +13,9 @@ the model scores for a later recording), then searches the weights offline on th
 (exact: the signals do not depend on the weights) for each pool size of ``--pools`` and both
 normalisations (``tier2.normalise``: min-max of the scores, or their reciprocal rank), and prints the
 best weights, a 5-fold cross-validated estimate and the figures per workflow. ``--recorded FILE``
-re-searches a saved recording without running the pipeline. Tune on the
+re-searches a saved recording without running the pipeline. ``siblings --recorded REC --score-cache
+CACHE`` scores every chunk of each pool document with both models and lets the best chunk stand for the
+document (against the recorded chunk, at the default weights). Tune on the
 train split only; evaluate once on test. The index is built by ``eagle-rag eval beir`` (re-used here).
 """
 
@@ -33,15 +35,21 @@ from typing import Any
 
 import numpy as np
 from ranx import Qrels, Run, evaluate
+from tantivy import Query
 
 from eagle_rag.engine import Engine
 from eagle_rag.evaluation.beir import KB_NAME, ensure_index, load_beir, percentile
 from eagle_rag.ingest.dispatch import embed_input
 from eagle_rag.settings import load_settings
-from eagle_rag.types import SearchMode, SearchRequest
+from eagle_rag.stores.lexical import payload_to_chunk
+from eagle_rag.types import NodeWithScore, SearchMode, SearchRequest
 from eagle_rag_biomed import rerank_merged, retrieval_hooks
-from eagle_rag_biomed.late_interaction import PASSAGE_TOKENS
+from eagle_rag_biomed.collections import TEXT_BIOMED as COLLECTION
+from eagle_rag_biomed.late_interaction import PASSAGE_TOKENS, get_scorer
 from eagle_rag_biomed.model_signals import minmax, rank_normalised, rank_prior
+from eagle_rag_biomed.query_options import query_options, seed_options
+from eagle_rag_biomed.rerank_weights import weights_for
+from eagle_rag_biomed.scoring import enrich_file_names, passage_text
 
 OFF: dict[str, bool | str] = {"assemble": False, "dense_suffix": False, "tier1": False, "supplement": False,
                                "inject": False, "tier2": False, "cross_encoder": False, "late_interaction": False}
@@ -267,10 +275,79 @@ def record(args: argparse.Namespace, data: Any) -> dict[str, dict[str, Any]]:
     return by_query
 
 
+def _weights(workflow: str) -> dict[str, float]:
+    """A profile's default Tier-2 weights under the keys of :func:`fused_order`."""
+    w = weights_for(workflow)
+    return {"ce": w.w_ce, "li": w.w_li, "prior": w.w_prior, "entity": w.w_entity, "sec": w.w_sec,
+            "xdrug": w.w_xdrug_penalty}
+
+
+def _recorded_scores(store: dict[str, float]) -> dict[tuple[str, str], dict[str, float]]:
+    """Score-cache entries of the default cut, as {(kind, query): {chunk id: raw score}}."""
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    for key, value in store.items():
+        kind, _label, _chars, flag, rest = key.split("|", 4)
+        if flag in ("True", "False"):
+            query, chunk_id = rest.rsplit("|", 1)
+            out.setdefault((kind, query), {})[chunk_id] = value
+    return out
+
+
+def siblings(args: argparse.Namespace, data: Any) -> None:
+    """Tier-2 models over every chunk of each pool document, the best chunk's score standing for the
+    document, against the recorded chunk only (at the default weights; ``--recorded`` and the recording's
+    ``--score-cache`` are required; the other chunks are scored here and not cached)."""
+    recorded: dict[str, dict[str, Any]] = json.loads(Path(args.recorded).read_text())
+    by_query = {q: r for q, r in recorded.items() if q in data.qrels}
+    store: dict[str, float] = json.loads(Path(args.score_cache).read_text())
+    scored = _recorded_scores(store)
+    settings = load_settings(overrides={"profile": "biomed"})
+    encoder, max_chars = seed_options(settings).domain_rerank_encoder, query_options(settings).tier2.max_chars
+    with engine_for(args.data_dir, {}) as engine:
+        lexical = engine.lexical_for(COLLECTION)
+        record_of: dict[str, str] = {}
+        by_record: dict[str, list[NodeWithScore]] = {}
+        searcher = lexical._index.searcher()  # noqa: SLF001 - a bench reads the index directly
+        for _score, address in searcher.search(Query.all_query(), limit=lexical.count()).hits:
+            chunk = payload_to_chunk(bytes(searcher.doc(address).get_first("payload") or b""))
+            record = str(chunk.metadata.get("record_id", chunk.document_id))
+            record_of[chunk.id] = record
+            by_record.setdefault(record, []).append(NodeWithScore(node=chunk, score=0.0, collection=COLLECTION))
+        cross = engine.encoders.cross_encoder(encoder)
+        late = get_scorer("colbert", PASSAGE_TOKENS)
+        one, best = [], []
+        for done, (qid, rec) in enumerate(by_query.items(), 1):
+            query, weights = rec["query"], _weights(rec["workflow"])
+            have = {kind: scored.get((kind, query), {}) for kind in ("ce", "li")}
+            new = [n for d in rec["pool"] for n in by_record.get(d, []) if n.node.id not in have["ce"]]
+            texts = [passage_text(n, max_chars, True) for n in enrich_file_names(new, engine.registry)]
+            if texts:
+                ids = [n.node.id for n in new]
+                have["ce"] = {**have["ce"], **dict(zip(ids, cross.score_pairs(query, texts), strict=True))}
+                have["li"] = {**have["li"], **dict(zip(ids, late.score_pairs(query, texts), strict=True))}
+            variant = {**rec, "signals": dict(rec["signals"])}
+            for kind in ("ce", "li"):
+                per_record: dict[str, float] = {}
+                for chunk_id, value in have[kind].items():
+                    owner = record_of.get(chunk_id)
+                    if owner is not None:
+                        per_record[owner] = max(float(value), per_record.get(owner, -math.inf))
+                if all(d in per_record for d in rec["pool"]):
+                    variant["signals"][f"{kind}_norm"] = minmax([per_record[d] for d in rec["pool"]])
+            one.append(ndcg10(fused_order(rec, weights, len(rec["pool"])), data.qrels[qid]))
+            best.append(ndcg10(fused_order(variant, weights, len(rec["pool"])), data.qrels[qid]))
+            if done % 100 == 0:
+                print(f"scored {done} of {len(by_query)} queries", flush=True)
+    diff = np.array(best) - np.array(one)
+    se = diff.std() / len(diff) ** 0.5
+    print(f"{len(one)} queries: recorded chunk {np.mean(one):.4f}, best chunk of the document {np.mean(best):.4f} "
+          f"(up {int((diff > 0).sum())}, down {int((diff < 0).sum())}, standard error {se:.4f})")
+
+
 def main() -> None:
     logging.getLogger("pymilvus").setLevel(logging.ERROR)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["ablation", "tune"])
+    parser.add_argument("command", choices=["ablation", "tune", "siblings"])
     parser.add_argument("--beir", type=Path, default=Path("../shared/data/beir/scifact"))
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--split", default="test")
@@ -286,7 +363,7 @@ def main() -> None:
     with engine_for(args.data_dir, {}) as engine:
         ensure_index(engine, data)
     print(f"{args.beir} split={args.split} queries={len(data.queries)}", flush=True)
-    (ablation if args.command == "ablation" else tune)(args, data)
+    {"ablation": ablation, "tune": tune, "siblings": siblings}[args.command](args, data)
 
 
 if __name__ == "__main__":
