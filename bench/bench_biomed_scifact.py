@@ -129,6 +129,16 @@ def recording() -> Iterator[list[dict[str, Any]]]:
         retrieval_hooks.post_rrf_rerank, rerank_merged.fuse_signals = original_rerank, original_fuse  # type: ignore[assignment]
 
 
+def cache_key(kind: str, label: str, max_chars: int, with_name: bool, cut: int, query: str,
+              node: NodeWithScore) -> str:
+    """The score-cache key of one (model, query, passage). Keys written before the token cut existed
+    mean the default cut; a passage that reads the same with its name (the text starts with it) shares
+    the key of the passage without it."""
+    suffix = f"|{cut}" if cut != PASSAGE_TOKENS else ""
+    named = with_name and embed_input(node.node) != node.node.text
+    return f"{kind}|{label}|{max_chars}|{named}{suffix}|{query}|{node.node.id}"
+
+
 @contextmanager
 def score_cache(path: str) -> Iterator[None]:
     """Memoise the Tier-2 model scores per (signal, label, query, chunk, cut) in ``path`` (JSON), if given.
@@ -145,11 +155,9 @@ def score_cache(path: str) -> Iterator[None]:
     def cached(kind: str, fn: Any) -> Any:
         def wrapper(ctx: Any, label: str, query: str, nodes: Any, max_chars: int, with_name: bool = False,
                     *more: Any) -> Any:
-            # ``more``: the late-interaction token cut; keys written before it existed mean the default
-            cut = f"|{more[0]}" if more and more[0] != PASSAGE_TOKENS else ""
-            # a passage that reads the same with its name (the text starts with it) shares the key
-            keys = [f"{kind}|{label}|{max_chars}|{with_name and embed_input(n.node) != n.node.text}{cut}|{query}|"
-                    f"{n.node.id}" for n in nodes]
+            # ``more``: the late-interaction token cut
+            keys = [cache_key(kind, label, max_chars, with_name, more[0] if more else PASSAGE_TOKENS, query, n)
+                    for n in nodes]
             missing = [i for i, key in enumerate(keys) if key not in store]
             if missing:
                 scores = fn(ctx, label, query, [nodes[i] for i in missing], max_chars, with_name, *more)
@@ -282,66 +290,62 @@ def _weights(workflow: str) -> dict[str, float]:
             "xdrug": w.w_xdrug_penalty}
 
 
-def _recorded_scores(store: dict[str, float]) -> dict[tuple[str, str], dict[str, float]]:
-    """Score-cache entries of the default cut, as {(kind, query): {chunk id: raw score}}."""
-    out: dict[tuple[str, str], dict[str, float]] = {}
-    for key, value in store.items():
-        kind, _label, _chars, flag, rest = key.split("|", 4)
-        if flag in ("True", "False"):
-            query, chunk_id = rest.rsplit("|", 1)
-            out.setdefault((kind, query), {})[chunk_id] = value
-    return out
-
-
 def siblings(args: argparse.Namespace, data: Any) -> None:
     """Tier-2 models over every chunk of each pool document, the best chunk's score standing for the
-    document, against the recorded chunk only (at the default weights; ``--recorded`` and the recording's
-    ``--score-cache`` are required; the other chunks are scored here and not cached)."""
+    document, against the recorded chunk only, at the default weights. ``--recorded`` and the recording's
+    ``--score-cache`` are required; the scores of the other chunks are added to the cache."""
     recorded: dict[str, dict[str, Any]] = json.loads(Path(args.recorded).read_text())
     by_query = {q: r for q, r in recorded.items() if q in data.qrels}
     store: dict[str, float] = json.loads(Path(args.score_cache).read_text())
-    scored = _recorded_scores(store)
-    settings = load_settings(overrides={"profile": "biomed"})
-    encoder, max_chars = seed_options(settings).domain_rerank_encoder, query_options(settings).tier2.max_chars
     with engine_for(args.data_dir, {}) as engine:
-        lexical = engine.lexical_for(COLLECTION)
-        record_of: dict[str, str] = {}
-        by_record: dict[str, list[NodeWithScore]] = {}
-        searcher = lexical._index.searcher()  # noqa: SLF001 - a bench reads the index directly
-        for _score, address in searcher.search(Query.all_query(), limit=lexical.count()).hits:
-            chunk = payload_to_chunk(bytes(searcher.doc(address).get_first("payload") or b""))
-            record = str(chunk.metadata.get("record_id", chunk.document_id))
-            record_of[chunk.id] = record
-            by_record.setdefault(record, []).append(NodeWithScore(node=chunk, score=0.0, collection=COLLECTION))
-        cross = engine.encoders.cross_encoder(encoder)
-        late = get_scorer("colbert", PASSAGE_TOKENS)
+        tier2 = query_options(engine.settings).tier2
+        labels = {"ce": seed_options(engine.settings).domain_rerank_encoder, "li": tier2.late_interaction_encoder}
+        models = {"ce": engine.encoders.cross_encoder(labels["ce"]),
+                  "li": get_scorer(labels["li"], tier2.late_interaction_tokens)}
+        chunks_of = _chunks_by_record(engine)
         one, best = [], []
         for done, (qid, rec) in enumerate(by_query.items(), 1):
             query, weights = rec["query"], _weights(rec["workflow"])
-            have = {kind: scored.get((kind, query), {}) for kind in ("ce", "li")}
-            new = [n for d in rec["pool"] for n in by_record.get(d, []) if n.node.id not in have["ce"]]
-            texts = [passage_text(n, max_chars, True) for n in enrich_file_names(new, engine.registry)]
-            if texts:
-                ids = [n.node.id for n in new]
-                have["ce"] = {**have["ce"], **dict(zip(ids, cross.score_pairs(query, texts), strict=True))}
-                have["li"] = {**have["li"], **dict(zip(ids, late.score_pairs(query, texts), strict=True))}
+            nodes = enrich_file_names([n for d in rec["pool"] for n in chunks_of.get(d, [])], engine.registry)
             variant = {**rec, "signals": dict(rec["signals"])}
-            for kind in ("ce", "li"):
+            for kind, model in models.items():
+                cut = tier2.late_interaction_tokens if kind == "li" else PASSAGE_TOKENS
+                keys = [cache_key(kind, labels[kind], tier2.max_chars, tier2.with_name, cut, query, n) for n in nodes]
+                missing = [i for i, key in enumerate(keys) if key not in store]
+                if missing:
+                    texts = [passage_text(nodes[i], tier2.max_chars, tier2.with_name) for i in missing]
+                    store.update(zip([keys[i] for i in missing], model.score_pairs(query, texts), strict=True))
                 per_record: dict[str, float] = {}
-                for chunk_id, value in have[kind].items():
-                    owner = record_of.get(chunk_id)
-                    if owner is not None:
-                        per_record[owner] = max(float(value), per_record.get(owner, -math.inf))
+                for node, key in zip(nodes, keys, strict=True):
+                    owner = _record_id(node)
+                    per_record[owner] = max(float(store[key]), per_record.get(owner, -math.inf))
                 if all(d in per_record for d in rec["pool"]):
                     variant["signals"][f"{kind}_norm"] = minmax([per_record[d] for d in rec["pool"]])
             one.append(ndcg10(fused_order(rec, weights, len(rec["pool"])), data.qrels[qid]))
             best.append(ndcg10(fused_order(variant, weights, len(rec["pool"])), data.qrels[qid]))
             if done % 100 == 0:
                 print(f"scored {done} of {len(by_query)} queries", flush=True)
+    Path(args.score_cache).write_text(json.dumps(store))
     diff = np.array(best) - np.array(one)
     se = diff.std() / len(diff) ** 0.5
     print(f"{len(one)} queries: recorded chunk {np.mean(one):.4f}, best chunk of the document {np.mean(best):.4f} "
           f"(up {int((diff > 0).sum())}, down {int((diff < 0).sum())}, standard error {se:.4f})")
+
+
+def _record_id(node: NodeWithScore) -> str:
+    return str(node.node.metadata.get("record_id", node.node.document_id))
+
+
+def _chunks_by_record(engine: Engine) -> dict[str, list[NodeWithScore]]:
+    """Every chunk of the biomed text collection, grouped by BEIR record id."""
+    lexical = engine.lexical_for(COLLECTION)
+    searcher = lexical._index.searcher()  # type: ignore[attr-defined]  # noqa: SLF001 - a bench reads the index
+    out: dict[str, list[NodeWithScore]] = {}
+    for _score, address in searcher.search(Query.all_query(), limit=max(1, lexical.count())).hits:
+        chunk = payload_to_chunk(bytes(searcher.doc(address).get_first("payload") or b""))
+        node = NodeWithScore(node=chunk, score=0.0, collection=COLLECTION)
+        out.setdefault(_record_id(node), []).append(node)
+    return out
 
 
 def main() -> None:

@@ -33,6 +33,7 @@ from tantivy import Occur, Query
 from eagle_rag.analysis import analyze
 from eagle_rag.encoders.onnx_text import bundled_bge_small
 from eagle_rag.engine import Engine
+from eagle_rag.evaluation.beir import load_beir
 from eagle_rag.settings import load_settings
 from eagle_rag.stores import milvus_schema
 from eagle_rag.stores.lexical import payload_to_chunk
@@ -40,14 +41,6 @@ from eagle_rag.stores.lexical import payload_to_chunk
 COLLECTION = "eagle_text_biomed"
 DEPTH = 200
 LEXICAL_WEIGHT = 0.5
-
-
-def load_qrels(root: Path, split: str) -> dict[str, dict[str, int]]:
-    qrels: dict[str, dict[str, int]] = {}
-    for line in (root / "qrels" / f"{split}.tsv").read_text().splitlines()[1:]:
-        qid, doc, grade = line.split("\t")
-        qrels.setdefault(qid, {})[doc] = int(grade)
-    return qrels
 
 
 def ndcg(runs: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> float:
@@ -107,9 +100,10 @@ def main() -> None:
     parser.add_argument("--beir", type=Path, default=Path("../shared/data/beir/scifact"))
     parser.add_argument("--data-dir", type=Path, required=True)
     args = parser.parse_args()
-    qrels = {split: load_qrels(args.beir, split) for split in ("train", "test")}
-    queries = {q["_id"]: q["text"] for q in map(json.loads, (args.beir / "queries.jsonl").read_text().splitlines())}
-    wanted = [q for q in queries if any(q in qrels[s] for s in qrels)]
+    splits = {split: load_beir(args.beir, split) for split in ("train", "test")}
+    qrels = {split: data.qrels for split, data in splits.items()}
+    queries = {q: text for data in splits.values() for q, text in data.queries.items()}
+    wanted = list(queries)
     texts = [queries[q] for q in wanted]
     with_instruction = np.array(bundled_bge_small("i").encode_queries(texts), dtype=np.float32)
     plain = np.array(bundled_bge_small("n", query_instruction="").encode_queries(texts), dtype=np.float32)
