@@ -12,6 +12,8 @@ first 200 distinct documents, and prints nDCG@10 per split for:
 - ``prf k,beta``: dense pseudo-relevance feedback, ``q' = q + beta * mean(top-k chunk vectors)``;
 - ``bigram w,slop``: BM25 plus every pair of adjacent query terms as a phrase clause (slop ``slop``)
   boosted by ``w`` (a sequential-dependence model);
+- ``sentences w``: when the index keeps sentence rows (``eagle_text_biomed__sentences``), documents
+  ranked by their best sentence (query embedded without the instruction) as a third list of weight ``w``;
 
 each alone and fused with the other channel by weighted RRF (k = 60, lexical weight 0.5 as
 ``router.lexical_weight``). It tunes nothing: read the train column to decide and the test column
@@ -34,6 +36,7 @@ from eagle_rag.analysis import analyze
 from eagle_rag.encoders.onnx_text import bundled_bge_small
 from eagle_rag.engine import Engine
 from eagle_rag.evaluation.beir import load_beir
+from eagle_rag.ingest.sentences import sentence_collection
 from eagle_rag.settings import load_settings
 from eagle_rag.stores import milvus_schema
 from eagle_rag.stores.lexical import payload_to_chunk
@@ -60,6 +63,12 @@ def distinct(docs: Any) -> list[str]:
     return list(dict.fromkeys(docs))[:DEPTH]
 
 
+def _vectors(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    """Stored vectors and the BEIR document id of each row."""
+    vectors = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), -1)
+    return vectors, np.array([str(json.loads(r["metadata"]).get("record_id", r["document_id"])) for r in rows])
+
+
 class Channels:
     """BM25 over the tantivy index and brute-force cosine over the stored chunk vectors."""
 
@@ -69,8 +78,12 @@ class Channels:
         self.searcher = index._index.searcher()  # noqa: SLF001
         rows = list(milvus_schema.iterate(engine.vectors.client, engine.vectors.physical_name(COLLECTION), "",
                                           ["vector", "metadata", "document_id"]))
-        self.vectors = np.array([r["vector"] for r in rows], dtype=np.float32)
-        self.doc_of = np.array([str(json.loads(r["metadata"]).get("record_id", r["document_id"])) for r in rows])
+        self.vectors, self.doc_of = _vectors(rows)
+        companion = sentence_collection(COLLECTION)
+        sentence_rows = (list(milvus_schema.iterate(engine.vectors.client, engine.vectors.physical_name(companion),
+                                                    "", ["vector", "metadata", "document_id"]))
+                         if engine.vectors.has_collection(companion) else [])
+        self.sentence_vectors, self.sentence_doc_of = _vectors(sentence_rows)
 
     def bm25(self, text: str, bigram_weight: float = 0.0, slop: int = 0) -> list[str]:
         terms = analyze(text)
@@ -93,13 +106,24 @@ class Channels:
             sims = self.vectors @ (vector / np.linalg.norm(vector))
         return distinct(self.doc_of[np.argsort(-sims)[: 4 * DEPTH]])
 
+    def sentences(self, vector: np.ndarray) -> list[str]:
+        """Documents ranked by their most similar sentence row (empty without sentence rows)."""
+        if not len(self.sentence_vectors):
+            return []
+        return distinct(self.sentence_doc_of[np.argsort(-(self.sentence_vectors @ vector))[: 20 * DEPTH]])
 
-def main() -> None:
+
+def index_args(doc: str | None) -> argparse.Namespace:
+    """``--beir`` and ``--data-dir`` (a biomed SciFact index) of a bench script; quiets pymilvus."""
     logging.getLogger("pymilvus").setLevel(logging.ERROR)
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--beir", type=Path, default=Path("../shared/data/beir/scifact"))
     parser.add_argument("--data-dir", type=Path, required=True)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = index_args(__doc__)
     splits = {split: load_beir(args.beir, split) for split in ("train", "test")}
     qrels = {split: data.qrels for split, data in splits.items()}
     queries = {q: text for data in splits.values() for q, text in data.queries.items()}
@@ -127,6 +151,11 @@ def main() -> None:
             prf = {q: channels.dense(plain[i], k, beta) for i, q in enumerate(wanted)}
             rows.append((f"prf {k},{beta} (no instruction) | fused", prf,
                          {q: rrf([bm25[q], prf[q]], [LEXICAL_WEIGHT, 1.0]) for q in wanted}))
+        sentences = {q: channels.sentences(plain[i]) for i, q in enumerate(wanted)}
+        for weight in (0.3, 0.5, 1.0):
+            rows.append((f"sentences {weight} | fused with bm25 + dense", sentences,
+                         {q: rrf([bm25[q], dense_i[q], sentences[q]], [LEXICAL_WEIGHT, 1.0, weight])
+                          for q in wanted}))
         for weight, slop in ((0.2, 0), (0.5, 0), (0.2, 2), (0.5, 2)):
             boosted = {q: channels.bm25(queries[q], weight, slop) for q in wanted}
             rows.append((f"bigram {weight},{slop} | fused with dense (instruction)", boosted,

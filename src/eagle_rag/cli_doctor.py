@@ -20,8 +20,9 @@ MAX_LISTED = 20
 
 
 def doctor(
-    repair: Annotated[bool, typer.Option("--repair", help="delete orphan and stale chunks; mark pending and "
-                                                          "broken documents failed so that a re-ingest restores them")]
+    repair: Annotated[bool, typer.Option("--repair", help="delete orphan and stale chunks; write missing sentence "
+                                                          "rows; mark pending and broken documents failed so that a "
+                                                          "re-ingest restores them")]
     = False,
     json_out: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:

@@ -9,11 +9,15 @@ the same chunk ids, and across collections there are ``chunk_count`` of them. Fi
 - ``stale``: chunks of another content version of a complete document (a crash between the
   registry flip and the clean-up of a re-ingest);
 - ``missing``: a complete document whose chunks are missing from a store, or differ between the
-  two stores of a collection, or do not number ``chunk_count``.
+  two stores of a collection, or do not number ``chunk_count``;
+- ``sentences``: current chunks of a complete document in a collection of
+  ``ingest.sentence_collections`` that have sentences but no sentence rows (the setting was turned
+  on after the document was ingested, or a crash came between the two writes).
 
 ``repair`` deletes orphan and stale chunks and turns pending and broken documents into ``failed``
 (their chunks removed) with the reason, so that running ``eagle-rag ingest`` on their sources
-again restores them (ingest redoes every document that is not complete). Run it while no ingest
+again restores them (ingest redoes every document that is not complete). It writes the missing
+sentence rows from the stored chunks (embedding them), so no re-ingest is needed for those. Run it while no ingest
 is running: a document being ingested is ``pending`` too.
 """
 
@@ -25,6 +29,14 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag.ingest.chunker import chunk_version, content_version
+from eagle_rag.ingest.dispatch import embed
+from eagle_rag.ingest.sentences import (
+    SENTENCE_SUFFIX,
+    parent_chunk_id,
+    sentence_chunks,
+    sentence_collection,
+    split_sentences,
+)
 from eagle_rag.ingest.writer import collection_names
 from eagle_rag.protocols import DocumentRecord
 from eagle_rag.types import DocumentStatus
@@ -148,6 +160,7 @@ def check(engine: Engine) -> DoctorReport:
     chunk_counts = {c: {s: sum(map(len, docs.values())) for s, docs in stores.items()} for c, stores in refs.items()}
     report = DoctorReport(dict(statuses), chunk_counts)
     stored_docs = {doc for stores in refs.values() for docs in stores.values() for doc in docs}
+    covered = _sentence_parents(engine)
     for doc_id in sorted(stored_docs - set(records)):
         report.findings.append(Finding("orphan", doc_id, "chunks of a document the registry does not know",
                                        _where(refs, doc_id)))
@@ -158,15 +171,66 @@ def check(engine: Engine) -> DoctorReport:
         elif record.status is DocumentStatus.FAILED and doc_id in stored_docs:
             report.findings.append(Finding("orphan", doc_id, "chunks of a failed document", _where(refs, doc_id)))
         elif record.status is DocumentStatus.COMPLETE:
-            report.findings.extend(_check_complete(record, refs))
+            found = _check_complete(record, refs)
+            report.findings.extend(found or _check_sentences(engine, record, refs, covered))
     return report
+
+
+def _sentence_parents(engine: Engine) -> dict[str, set[str]]:
+    """``collection -> ids of the chunks that have sentence rows``, for every sentence collection."""
+    out: dict[str, set[str]] = {}
+    for collection in engine.settings.ingest.sentence_collections:
+        companion = sentence_collection(collection)
+        rows = engine.vectors.chunk_refs(companion) if engine.vectors.has_collection(companion) else iter(())
+        out[collection] = {parent_chunk_id(r) for r, _ in rows}
+    return out
+
+
+def _check_sentences(engine: Engine, record: DocumentRecord, refs: Refs,
+                     covered: dict[str, set[str]]) -> list[Finding]:
+    """A ``sentences`` finding per collection where current chunks with sentences have no rows."""
+    out = []
+    for collection, parents in covered.items():
+        ids = refs.get(collection, {}).get("vectors", {}).get(record.id, set()) - parents
+        if not ids:
+            continue
+        lacking = [c.id for c in engine.vectors.get_chunks(collection, sorted(ids)) if split_sentences(c.text)]
+        if lacking:
+            out.append(Finding("sentences", record.id, f"{len(lacking)} chunks without sentence rows",
+                               {f"{sentence_collection(collection)}/vectors": lacking}))
+    return out
+
+
+def _write_sentence_rows(engine: Engine, companion: str, chunk_ids: list[str]) -> int:
+    """Embed and write the sentence rows of the stored chunks ``chunk_ids``; returns the rows written."""
+    collection = companion.removesuffix(SENTENCE_SUFFIX)
+    profile = engine.encoders.collection(collection)
+    rows = sentence_chunks(engine.vectors.get_chunks(collection, chunk_ids))
+    step = engine.settings.encoders.batch_size
+    vectors = [v for i in range(0, len(rows), step) for v in embed(engine.ctx, engine.pm, profile.default_encoder,
+                                                                    rows[i:i + step])]
+    engine.vectors.ensure_collection(companion, profile.dim, profile.extra_output_fields, profile.metric)
+    return engine.vectors.upsert(companion, rows, vectors)
+
+
+def _delete_sentence_rows(engine: Engine, collection: str, chunk_ids: set[str]) -> None:
+    """Delete the sentence rows (:mod:`eagle_rag.ingest.sentences`) of the chunks ``chunk_ids``."""
+    companion = sentence_collection(collection)
+    if engine.vectors.has_collection(companion):
+        rows = [r for r, _ in engine.vectors.chunk_refs(companion) if parent_chunk_id(r) in chunk_ids]
+        engine.vectors.delete_chunks(companion, rows)
 
 
 def repair(engine: Engine, report: DoctorReport) -> DoctorReport:
     """Fix what :func:`check` found (see the module docstring); records each action in the report."""
     doomed: dict[tuple[str, str], set[str]] = defaultdict(set)
     failed: dict[str, str] = {}
+    backfill: dict[str, list[str]] = defaultdict(list)
     for finding in report.findings:
+        if finding.kind == "sentences":
+            for where, ids in finding.chunks.items():
+                backfill[where.split("/")[0]].extend(ids)
+            continue
         if finding.kind in ("pending", "missing"):
             failed[finding.document_id] = f"doctor: {finding.detail}; re-ingest the source to restore it"
         for where, ids in finding.chunks.items():
@@ -180,11 +244,15 @@ def repair(engine: Engine, report: DoctorReport) -> DoctorReport:
     for (collection, store), chunk_ids in sorted(doomed.items()):
         if store == "vectors":
             engine.vectors.delete_chunks(collection, sorted(chunk_ids))
+            _delete_sentence_rows(engine, collection, chunk_ids)
         else:
             index = engine.lexical_for(collection)
             index.delete_chunks(sorted(chunk_ids))
             index.commit()
         report.actions.append(f"deleted {len(chunk_ids)} chunks from {collection}/{store}")
+    for companion, parents in sorted(backfill.items()):
+        written = _write_sentence_rows(engine, companion, parents)
+        report.actions.append(f"wrote {written} sentence rows of {len(parents)} chunks to {companion}")
     for doc_id, reason in sorted(failed.items()):
         engine.registry.set_status(doc_id, DocumentStatus.FAILED, error=reason[:1000])
         report.actions.append(f"marked {doc_id} failed for re-ingest ({reason})")

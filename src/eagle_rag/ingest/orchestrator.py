@@ -30,7 +30,7 @@ from eagle_rag.ingest.chunker import chunk_document, content_version
 from eagle_rag.ingest.dispatch import check_decision, classify, embed_input
 from eagle_rag.ingest.report import FileFailure, IngestReport, parse_warnings
 from eagle_rag.ingest.sources import allowed_ingest_roots, check_inside_roots, iter_source_files, read_source
-from eagle_rag.ingest.writer import BatchWriter, Prepared, collection_names
+from eagle_rag.ingest.writer import BatchWriter, Prepared, collection_names, vector_collections
 from eagle_rag.protocols import DocumentRecord
 from eagle_rag.retrieve.safe_hooks import call_hook
 from eagle_rag.stores.availability import is_unavailable, settings_unavailable
@@ -192,9 +192,10 @@ class IngestOrchestrator:
 
     def _delete_everywhere(self, ctx: HookContext, document_id: str) -> None:
         services = ctx.services
-        for collection in collection_names(ctx):
+        for collection in vector_collections(ctx):
             if services["vectors"].has_collection(collection):
                 services["vectors"].delete_document(collection, document_id)
+        for collection in collection_names(ctx):
             services["lexical_for"](collection).delete_document(document_id)
 
     def delete_document(self, ctx: HookContext, document_id: str) -> bool:

@@ -29,6 +29,7 @@ from typing import Any
 
 from eagle_rag.context import HookContext
 from eagle_rag.ingest.dispatch import embed
+from eagle_rag.ingest.sentences import SENTENCE_SUFFIX, parent_chunk_id, sentence_chunks, sentence_collection
 from eagle_rag.protocols import DocumentRecord, StoreFilter
 from eagle_rag.retrieve.safe_hooks import call_hook
 from eagle_rag.types import Chunk, ChunkClassification, DocumentStatus, ParsedDocument
@@ -67,6 +68,13 @@ def collection_names(ctx: HookContext) -> list[str]:
     return [profile.name for profile in ctx.services["encoders"].collections()]
 
 
+def vector_collections(ctx: HookContext) -> list[str]:
+    """The collections of the vector store that hold rows of documents: every registry collection
+    and, where sentence rows are kept, its companion (:mod:`eagle_rag.ingest.sentences`)."""
+    names = collection_names(ctx)
+    return names + [sentence_collection(c) for c in names if c in ctx.settings.ingest.sentence_collections]
+
+
 class BatchWriter:
     """Writes batches of :class:`Prepared` documents through the UPSERT hook and the stores."""
 
@@ -85,6 +93,7 @@ class BatchWriter:
             for chunk, decision in prepared.items:
                 groups[(decision.collection, decision.encoder)].append(chunk)
         embedded: list[tuple[str, list[Chunk], list[list[float]]]] = []
+        sentences: list[tuple[str, list[Chunk], list[list[float]]]] = []
         step = ctx.settings.encoders.batch_size
         for (collection, encoder), chunks in groups.items():
             vecs: list[list[float]] = []
@@ -95,6 +104,11 @@ class BatchWriter:
                 if progress:
                     progress(done, total)
             embedded.append((collection, chunks, vecs))
+            if collection in ctx.settings.ingest.sentence_collections:
+                rows = sentence_chunks(chunks)
+                row_vecs = [v for i in range(0, len(rows), step)
+                            for v in embed(ctx, self.pm, encoder, rows[i:i + step])]
+                sentences.append((sentence_collection(collection), rows, row_vecs))
         for collection, chunks, vecs in embedded:
             profile = encoders.collection(collection)
             vectors.ensure_collection(collection, profile.dim, profile.extra_output_fields, profile.metric)
@@ -103,6 +117,10 @@ class BatchWriter:
             if written is None:
                 vectors.upsert(collection, chunks, vecs)
             services["lexical_for"](collection).add(chunks)
+        for companion, rows, row_vecs in sentences:
+            profile = encoders.collection(companion.removesuffix(SENTENCE_SUFFIX))
+            vectors.ensure_collection(companion, profile.dim, profile.extra_output_fields, profile.metric)
+            vectors.upsert(companion, rows, row_vecs)
         for collection in dict.fromkeys(c for c, _, _ in embedded):
             services["lexical_for"](collection).commit()
         registry.upsert_many([p.record(DocumentStatus.COMPLETE, ctx.namespace, now) for p in batch])
@@ -137,12 +155,14 @@ class BatchWriter:
         services = ctx.services
         flt = StoreFilter(document_ids=tuple(sorted(docs)))
         deleted = 0
-        for collection in collection_names(ctx):
+        for collection in vector_collections(ctx):
             if services["vectors"].has_collection(collection):
                 refs = services["vectors"].chunk_refs(collection, flt)
-                ids = [c for c, d in refs if d in docs and doomed(c, d)]
+                ids = [c for c, d in refs if d in docs and doomed(parent_chunk_id(c), d)]
                 if ids:
-                    deleted += services["vectors"].delete_chunks(collection, ids)
+                    removed = services["vectors"].delete_chunks(collection, ids)
+                    deleted += 0 if collection.endswith(SENTENCE_SUFFIX) else removed
+        for collection in collection_names(ctx):
             lexical = services["lexical_for"](collection)
             ids = [c for c, d in lexical.chunk_refs(flt) if d in docs and doomed(c, d)]
             if ids:

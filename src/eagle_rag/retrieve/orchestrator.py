@@ -18,7 +18,7 @@ import pluggy
 from eagle_rag.analysis import cjk_ratio
 from eagle_rag.context import HookContext
 from eagle_rag.protocols import StoreFilter
-from eagle_rag.retrieve.channels import dense_channel, lexical_channel
+from eagle_rag.retrieve.channels import dense_channel, lexical_channel, sentence_channel
 from eagle_rag.retrieve.fusion import dedupe_cross_collection, hybrid_fuse_dense_sparse, merge_rrf
 from eagle_rag.retrieve.parent_doc import group_by_parent
 from eagle_rag.retrieve.safe_hooks import call_hook
@@ -122,21 +122,25 @@ class RetrieverOrchestrator:
         lexical = (lexical_channel(ctx, plan, query, expanded.sparse_terms, depth, flt)
                    if use_lexical else [])
         dense = dense_channel(ctx, plan, expanded.dense_query, depth, flt) if use_dense else []
-        fused = self._fuse(ctx, query, expanded, lexical, dense)
+        sentences = (sentence_channel(ctx, plan, expanded.dense_query, depth, flt, [*lexical, *dense])
+                     if use_dense and sentence_weight(ctx, query) > 0 else [])
+        fused = self._fuse(ctx, query, expanded, lexical, dense, sentences)
         keep = max(plan.top_k, request.top_k)
         fused = fused[:keep]
         ctx.log_decision("retrieve_plan", collection=plan.collection, encoder=plan.encoder,
-                         lexical=len(lexical), dense=len(dense), fused=len(fused))
+                         lexical=len(lexical), dense=len(dense), sentence=len(sentences), fused=len(fused))
         reranked = call_hook(ctx, self.pm.hook.eagle_rerank, None, query=query, plan=plan, nodes=fused)
         return fused if reranked is None else reranked
 
-    def _fuse(self, ctx: HookContext, query: str, expanded: ExpandedQuery,
-              lexical: Sequence[NodeWithScore], dense: Sequence[NodeWithScore]) -> list[NodeWithScore]:
+    def _fuse(self, ctx: HookContext, query: str, expanded: ExpandedQuery, lexical: Sequence[NodeWithScore],
+              dense: Sequence[NodeWithScore], sentences: Sequence[NodeWithScore] = ()) -> list[NodeWithScore]:
+        """Weighted RRF of the channels; in ``alpha`` mode the score blend of lexical and dense
+        (the sentence channel takes part in RRF only)."""
         router = ctx.settings.router
         if router.hybrid_mode is HybridMode.ALPHA and lexical and dense:
             return hybrid_fuse_dense_sparse(dense, lexical, query, router.hybrid_alpha, expanded.sparse_terms)
-        weights = channel_weights(ctx, query)
-        return merge_rrf([lexical, dense], k=router.rrf_k, weights=weights, stage="hybrid_rrf")
+        weights = [*channel_weights(ctx, query), sentence_weight(ctx, query)]
+        return merge_rrf([lexical, dense, sentences], k=router.rrf_k, weights=weights, stage="hybrid_rrf")
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)
@@ -161,3 +165,11 @@ def channel_weights(ctx: HookContext, query: str) -> list[float]:
     if is_identifier_query(query):
         return [router.lexical_weight_symbol, router.dense_weight_symbol]
     return [router.lexical_weight, router.dense_weight]
+
+
+def sentence_weight(ctx: HookContext, query: str) -> float:
+    """RRF weight of the sentence channel: ``router.sentence_weight`` for Latin-script queries, 0 for
+    CJK queries and one-identifier queries (a SMILES or an accession has no sentence to match)."""
+    if ctx.settings.router.hybrid_mode is HybridMode.ALPHA or cjk_ratio(query) >= 0.5 or is_identifier_query(query):
+        return 0.0
+    return ctx.settings.router.sentence_weight

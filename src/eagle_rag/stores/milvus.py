@@ -333,6 +333,19 @@ class MilvusVectorStore:
                     for r in ms.iterate(self.client, collection, expr, ["id", "document_id"])]
         yield from rows
 
+    def get_chunks(self, collection: str, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """The stored chunks with these ids, in the order of ``chunk_ids`` (unknown ids are left out)."""
+        ids = list(dict.fromkeys(i for i in chunk_ids if i))
+        if not ids:
+            return []
+        with self._lock:
+            info = self._info(collection)
+            rows = [row for start in range(0, len(ids), self._batch_size)
+                    for row in self.client.get(collection, ids=ids[start:start + self._batch_size],
+                                               output_fields=info.output_fields)]
+        found = {str(row["id"]): ms.row_to_chunk(row) for row in rows}
+        return [found[i] for i in ids if i in found]
+
     def close(self) -> None:
         """Close the client; a later call reconnects."""
         with self._lock:
