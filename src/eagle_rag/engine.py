@@ -85,10 +85,16 @@ class Engine:
         ctx = self.request_context()
         report = self.ingestor.ingest_paths(ctx, [Path(p) for p in paths], kb_name, progress)
         if report.chunks:
-            for profile in self.encoders.collections():
-                if self.vectors.has_collection(profile.name):
-                    self.vectors.flush(profile.name)
+            self.flush()
         return report
+
+    def flush(self) -> None:
+        """Seal the rows of every vector collection, sentence rows included (after a bulk write)."""
+        from eagle_rag.ingest.writer import vector_collections
+
+        for name in vector_collections(self.ctx):
+            if self.vectors.has_collection(name):
+                self.vectors.flush(name)
 
     def search(self, request: Any) -> Any:
         from eagle_rag.service import search

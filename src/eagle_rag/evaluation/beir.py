@@ -102,7 +102,7 @@ def corpus_fingerprint(path: Path) -> str:
 
 def ensure_index(engine: Any, data: BeirData, progress: Callable[[int, int], None] | None = None) -> float:
     """Ingest the corpus unless this data dir already holds it. Returns ingest docs/s (stored)."""
-    _flush_all(engine)  # an index written by an interrupted run may hold unflushed rows
+    engine.flush()  # an index written by an interrupted run may hold unflushed rows
     marker = engine.settings.data_path / "beir_index.json"
     fingerprint = corpus_fingerprint(data.corpus_path)
     if marker.is_file():
@@ -119,12 +119,6 @@ def ensure_index(engine: Any, data: BeirData, progress: Callable[[int, int], Non
                                   "documents": report.documents, "chunks": report.chunks,
                                   "seconds": seconds}))
     return rate
-
-
-def _flush_all(engine: Any) -> None:
-    for profile in engine.encoders.collections():
-        if engine.vectors.has_collection(profile.name):
-            engine.vectors.flush(profile.name)
 
 
 def run_pipeline(engine: Any, data: BeirData, mode: SearchMode, top_k: int = 100) -> PipelineResult:
