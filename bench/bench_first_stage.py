@@ -65,7 +65,7 @@ def distinct(docs: Any) -> list[str]:
 
 def _vectors(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
     """Stored vectors and the BEIR document id of each row."""
-    vectors = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), -1)
+    vectors = np.array([r["vector"] for r in rows], dtype=np.float32) if rows else np.zeros((0, 0), np.float32)
     return vectors, np.array([str(json.loads(r["metadata"]).get("record_id", r["document_id"])) for r in rows])
 
 
