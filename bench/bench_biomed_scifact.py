@@ -15,7 +15,9 @@ normalisations (``tier2.normalise``: min-max of the scores, or their reciprocal 
 best weights, a 5-fold cross-validated estimate and the figures per workflow. ``--recorded FILE``
 re-searches a saved recording without running the pipeline. ``siblings --recorded REC --score-cache
 CACHE`` scores every chunk of each pool document with both models and lets the best chunk stand for the
-document (against the recorded chunk, at the default weights). Tune on the
+document (against the recorded chunk, at the default weights). ``sentences --recorded REC
+--score-cache CACHE`` scores single sentences (name in front) of the first ``--sentence-pool`` pool
+documents with the cross-encoder and adds the best one as a signal. Tune on the
 train split only; evaluate once on test. The index is built by ``eagle-rag eval beir`` (re-used here).
 """
 
@@ -40,6 +42,7 @@ from tantivy import Query
 from eagle_rag.engine import Engine
 from eagle_rag.evaluation.beir import KB_NAME, ensure_index, load_beir, percentile
 from eagle_rag.ingest.dispatch import embed_input
+from eagle_rag.ingest.sentences import split_sentences
 from eagle_rag.settings import load_settings
 from eagle_rag.stores.lexical import payload_to_chunk
 from eagle_rag.types import NodeWithScore, SearchMode, SearchRequest
@@ -193,8 +196,10 @@ def fused_order(rec: dict[str, Any], w: dict[str, float], pool_size: int, normal
     injected = _injected(s["prior"])[:n]
     fused = iter(rank_prior(injected.count(False), k))
     prior = [0.0 if flag else next(fused) for flag in injected]
+    extra = s.get("sce_norm", [0.0] * n)  # only the ``sentences`` variant records it
     scores = [w["ce"] * ce[i] + w["li"] * li[i] + w["prior"] * prior[i] + w["entity"] * s["entity"][i]
-              + w["sec"] * s["section"][i] - w["xdrug"] * s["xdrug"][i] for i in range(n)]
+              + w["sec"] * s["section"][i] - w["xdrug"] * s["xdrug"][i] + w.get("sce", 0.0) * extra[i]
+              for i in range(n)]
     order = sorted(range(n), key=lambda i: (-scores[i], i))
     return [pool[i] for i in order] + [d for d in rec["ids"] if d not in pool]
 
@@ -332,6 +337,58 @@ def siblings(args: argparse.Namespace, data: Any) -> None:
           f"(up {int((diff > 0).sum())}, down {int((diff < 0).sum())}, standard error {se:.4f})")
 
 
+def _sentence_pairs(node: NodeWithScore) -> list[str]:
+    """The sentences of a chunk, each with the document name in front (unless it already starts with it)."""
+    name = str(node.node.metadata.get("document_name") or "").strip()
+    return [s if not name or s.startswith(name) else f"{name}. {s}"
+            for s in split_sentences(node.node.text) or [node.node.text]]
+
+
+def sentences(args: argparse.Namespace, data: Any) -> None:
+    """The cross-encoder over single sentences: every sentence of each of the first ``--sentence-pool``
+    pool documents (all its chunks, the name in front), the best sentence standing for the document (the
+    rest of the pool gets the lowest score), added to the default formula with weight ``w_sce`` or in
+    place of the passage score. ``--recorded`` and its ``--score-cache`` are required; the sentence scores
+    are added to the cache."""
+    recorded: dict[str, dict[str, Any]] = json.loads(Path(args.recorded).read_text())
+    by_query = {q: r for q, r in recorded.items() if q in data.qrels}
+    store: dict[str, float] = json.loads(Path(args.score_cache).read_text())
+    with engine_for(args.data_dir, {}) as engine:
+        label = seed_options(engine.settings).domain_rerank_encoder
+        model = engine.encoders.cross_encoder(label)
+        chunks_of = _chunks_by_record(engine)
+        variants: dict[str, dict[str, Any]] = {}
+        for done, (qid, rec) in enumerate(by_query.items(), 1):
+            query, best = rec["query"], []
+            for doc in rec["pool"][: args.sentence_pool]:
+                nodes = enrich_file_names(chunks_of.get(doc, []), engine.registry)
+                texts = [(f"sce|{label}|{query}|{n.node.id}|{i}", t) for n in nodes
+                         for i, t in enumerate(_sentence_pairs(n))]
+                missing = [(key, t) for key, t in texts if key not in store]
+                if missing:
+                    scores = model.score_pairs(query, [t for _key, t in missing])
+                    store.update(zip([key for key, _t in missing], map(float, scores), strict=True))
+                best.append(max((store[key] for key, _t in texts), default=-math.inf))
+            low = min((b for b in best if b > -math.inf), default=0.0)
+            padded = [b if b > -math.inf else low for b in best] + [low] * (len(rec["pool"]) - len(best))
+            variants[qid] = {**rec, "signals": {**rec["signals"], "sce_norm": minmax(padded)}}
+            if done % 50 == 0:
+                print(f"scored {done} of {len(by_query)} queries", flush=True)
+    Path(args.score_cache).write_text(json.dumps(store))
+    base = np.array([ndcg10(fused_order(r, _weights(r["workflow"]), len(r["pool"])), data.qrels[q])
+                     for q, r in by_query.items()])
+    print(f"{len(base)} queries: default formula {base.mean():.4f}")
+    for w_sce, replace_ce in itertools.product((0.25, 0.5, 1.0), (False, True)):
+        scored = []
+        for qid, rec in by_query.items():
+            w = {**_weights(rec["workflow"]), "sce": w_sce, **({"ce": 0.0} if replace_ce else {})}
+            scored.append(ndcg10(fused_order(variants[qid], w, len(rec["pool"])), data.qrels[qid]))
+        diff = np.array(scored) - base
+        print(f"w_sce {w_sce:<4} {'in place of' if replace_ce else 'beside':<10} the passage score "
+              f"{np.mean(scored):.4f} (up {int((diff > 0).sum())}, down {int((diff < 0).sum())}, "
+              f"standard error {diff.std() / len(diff) ** 0.5:.4f})")
+
+
 def _record_id(node: NodeWithScore) -> str:
     return str(node.node.metadata.get("record_id", node.node.document_id))
 
@@ -351,7 +408,7 @@ def _chunks_by_record(engine: Engine) -> dict[str, list[NodeWithScore]]:
 def main() -> None:
     logging.getLogger("pymilvus").setLevel(logging.ERROR)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["ablation", "tune", "siblings"])
+    parser.add_argument("command", choices=["ablation", "tune", "siblings", "sentences"])
     parser.add_argument("--beir", type=Path, default=Path("../shared/data/beir/scifact"))
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--split", default="test")
@@ -361,13 +418,14 @@ def main() -> None:
     parser.add_argument("--json", default="")
     parser.add_argument("--score-cache", default="", help="tune: JSON file memoising the Tier-2 model scores")
     parser.add_argument("--recorded", default="", help="tune: search the weights of a saved recording (no run)")
+    parser.add_argument("--sentence-pool", type=int, default=10, help="sentences: pool documents scored")
     parser.add_argument("--pools", default="30", help="tune: comma-separated pool sizes to evaluate (<= recorded)")
     args = parser.parse_args()
     data = load_beir(args.beir, args.split, args.limit_queries)
     with engine_for(args.data_dir, {}) as engine:
         ensure_index(engine, data)
     print(f"{args.beir} split={args.split} queries={len(data.queries)}", flush=True)
-    {"ablation": ablation, "tune": tune, "siblings": siblings}[args.command](args, data)
+    {"ablation": ablation, "tune": tune, "siblings": siblings, "sentences": sentences}[args.command](args, data)
 
 
 if __name__ == "__main__":
