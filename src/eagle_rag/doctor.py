@@ -29,15 +29,13 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag.ingest.chunker import chunk_version, content_version
-from eagle_rag.ingest.dispatch import embed
 from eagle_rag.ingest.sentences import (
     SENTENCE_SUFFIX,
     parent_chunk_id,
-    sentence_chunks,
     sentence_collection,
     split_sentences,
 )
-from eagle_rag.ingest.writer import collection_names
+from eagle_rag.ingest.writer import collection_names, embed_sentence_rows, upsert_sentence_rows
 from eagle_rag.protocols import DocumentRecord
 from eagle_rag.types import DocumentStatus
 
@@ -204,13 +202,10 @@ def _check_sentences(engine: Engine, record: DocumentRecord, refs: Refs,
 def _write_sentence_rows(engine: Engine, companion: str, chunk_ids: list[str]) -> int:
     """Embed and write the sentence rows of the stored chunks ``chunk_ids``; returns the rows written."""
     collection = companion.removesuffix(SENTENCE_SUFFIX)
-    profile = engine.encoders.collection(collection)
-    rows = sentence_chunks(engine.vectors.get_chunks(collection, chunk_ids))
-    step = engine.settings.encoders.batch_size
-    vectors = [v for i in range(0, len(rows), step) for v in embed(engine.ctx, engine.pm, profile.default_encoder,
-                                                                    rows[i:i + step])]
-    engine.vectors.ensure_collection(companion, profile.dim, profile.extra_output_fields, profile.metric)
-    return engine.vectors.upsert(companion, rows, vectors)
+    encoder = engine.encoders.collection(collection).default_encoder
+    chunks = engine.vectors.get_chunks(collection, chunk_ids)
+    rows, vectors = embed_sentence_rows(engine.ctx, engine.pm, encoder, chunks)
+    return upsert_sentence_rows(engine.ctx, collection, rows, vectors)
 
 
 def _delete_sentence_rows(engine: Engine, collection: str, chunk_ids: set[str]) -> None:

@@ -75,6 +75,25 @@ def vector_collections(ctx: HookContext) -> list[str]:
     return names + [sentence_collection(c) for c in names if c in ctx.settings.ingest.sentence_collections]
 
 
+def embed_sentence_rows(ctx: HookContext, pm: Any, encoder: str,
+                        chunks: Sequence[Chunk]) -> tuple[list[Chunk], list[list[float]]]:
+    """The sentence rows of ``chunks`` (:func:`eagle_rag.ingest.sentences.sentence_chunks`) and their
+    vectors, embedded with ``encoder`` in batches of ``encoders.batch_size``."""
+    rows = sentence_chunks(chunks)
+    step = ctx.settings.encoders.batch_size
+    return rows, [v for i in range(0, len(rows), step) for v in embed(ctx, pm, encoder, rows[i:i + step])]
+
+
+def upsert_sentence_rows(ctx: HookContext, collection: str, rows: Sequence[Chunk],
+                         vectors: Sequence[list[float]]) -> int:
+    """Write sentence rows of ``collection`` to its companion collection (created with the
+    collection's profile when missing); returns the rows written."""
+    profile = ctx.services["encoders"].collection(collection)
+    companion = sentence_collection(collection)
+    ctx.services["vectors"].ensure_collection(companion, profile.dim, profile.extra_output_fields, profile.metric)
+    return int(ctx.services["vectors"].upsert(companion, rows, vectors))
+
+
 class BatchWriter:
     """Writes batches of :class:`Prepared` documents through the UPSERT hook and the stores."""
 
@@ -105,10 +124,7 @@ class BatchWriter:
                     progress(done, total)
             embedded.append((collection, chunks, vecs))
             if collection in ctx.settings.ingest.sentence_collections:
-                rows = sentence_chunks(chunks)
-                row_vecs = [v for i in range(0, len(rows), step)
-                            for v in embed(ctx, self.pm, encoder, rows[i:i + step])]
-                sentences.append((sentence_collection(collection), rows, row_vecs))
+                sentences.append((collection, *embed_sentence_rows(ctx, self.pm, encoder, chunks)))
         for collection, chunks, vecs in embedded:
             profile = encoders.collection(collection)
             vectors.ensure_collection(collection, profile.dim, profile.extra_output_fields, profile.metric)
@@ -117,10 +133,8 @@ class BatchWriter:
             if written is None:
                 vectors.upsert(collection, chunks, vecs)
             services["lexical_for"](collection).add(chunks)
-        for companion, rows, row_vecs in sentences:
-            profile = encoders.collection(companion.removesuffix(SENTENCE_SUFFIX))
-            vectors.ensure_collection(companion, profile.dim, profile.extra_output_fields, profile.metric)
-            vectors.upsert(companion, rows, row_vecs)
+        for collection, rows, row_vecs in sentences:
+            upsert_sentence_rows(ctx, collection, rows, row_vecs)
         for collection in dict.fromkeys(c for c, _, _ in embedded):
             services["lexical_for"](collection).commit()
         registry.upsert_many([p.record(DocumentStatus.COMPLETE, ctx.namespace, now) for p in batch])
