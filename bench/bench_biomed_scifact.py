@@ -42,7 +42,7 @@ from tantivy import Query
 from eagle_rag.engine import Engine
 from eagle_rag.evaluation.beir import KB_NAME, ensure_index, load_beir, percentile
 from eagle_rag.ingest.dispatch import embed_input
-from eagle_rag.ingest.sentences import split_sentences
+from eagle_rag.ingest.sentences import sentence_chunks
 from eagle_rag.settings import load_settings
 from eagle_rag.stores.lexical import payload_to_chunk
 from eagle_rag.types import NodeWithScore, SearchMode, SearchRequest
@@ -337,19 +337,12 @@ def siblings(args: argparse.Namespace, data: Any) -> None:
           f"(up {int((diff > 0).sum())}, down {int((diff < 0).sum())}, standard error {se:.4f})")
 
 
-def _sentence_pairs(node: NodeWithScore) -> list[str]:
-    """The sentences of a chunk, each with the document name in front (unless it already starts with it)."""
-    name = str(node.node.metadata.get("document_name") or "").strip()
-    return [s if not name or s.startswith(name) else f"{name}. {s}"
-            for s in split_sentences(node.node.text) or [node.node.text]]
-
-
 def sentences(args: argparse.Namespace, data: Any) -> None:
-    """The cross-encoder over single sentences: every sentence of each of the first ``--sentence-pool``
-    pool documents (all its chunks, the name in front), the best sentence standing for the document (the
-    rest of the pool gets the lowest score), added to the default formula with weight ``w_sce`` or in
-    place of the passage score. ``--recorded`` and its ``--score-cache`` are required; the sentence scores
-    are added to the cache."""
+    """The cross-encoder over single sentences: every sentence row of the first ``--sentence-pool`` pool
+    documents (all their chunks; the text the ingest embeds for the row, so the name comes first), the
+    best sentence standing for the document (the rest of the pool gets the lowest score), added to the
+    default formula with weight ``w_sce`` or in place of the passage score. ``--recorded`` and its
+    ``--score-cache`` are required; the sentence scores are added to the cache."""
     recorded: dict[str, dict[str, Any]] = json.loads(Path(args.recorded).read_text())
     by_query = {q: r for q, r in recorded.items() if q in data.qrels}
     store: dict[str, float] = json.loads(Path(args.score_cache).read_text())
@@ -362,8 +355,8 @@ def sentences(args: argparse.Namespace, data: Any) -> None:
             query, best = rec["query"], []
             for doc in rec["pool"][: args.sentence_pool]:
                 nodes = enrich_file_names(chunks_of.get(doc, []), engine.registry)
-                texts = [(f"sce|{label}|{query}|{n.node.id}|{i}", t) for n in nodes
-                         for i, t in enumerate(_sentence_pairs(n))]
+                rows = sentence_chunks([n.node for n in nodes])  # what the ingest embeds per sentence
+                texts = [(f"sce|{label}|{query}|{row.id}", embed_input(row)) for row in rows]
                 missing = [(key, t) for key, t in texts if key not in store]
                 if missing:
                     scores = model.score_pairs(query, [t for _key, t in missing])
