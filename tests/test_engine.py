@@ -62,6 +62,18 @@ def test_catalogue_number_found_lexically(engine):
     assert response.total == 1 and response.exhaustive
 
 
+def test_python_callers_may_write_modes_and_filters_as_plain_strings_and_lists(engine):
+    # SearchRequest(mode="bm25", kb_names="test") reads as the enum and a one-value tuple: the same
+    # hits as the typed request, and the response carries the enum (plugins call mode.value).
+    typed = engine.search(SearchRequest(query="D-001234", top_k=3, mode=SearchMode.BM25, kb_names=("test",)))
+    plain = engine.search(SearchRequest(query="D-001234", top_k=3, mode=" BM25 ",  # type: ignore[arg-type]
+                                        kb_names="test"))  # type: ignore[arg-type]
+    listed = engine.search(SearchRequest(query="D-001234", top_k=3, mode="bm25",  # type: ignore[arg-type]
+                                         kb_names=["test"], tags=[]))  # type: ignore[arg-type]
+    assert ids(plain) == ids(listed) == ids(typed) and len(ids(typed)) == 1
+    assert plain.mode is SearchMode.BM25 and listed.mode is SearchMode.BM25
+
+
 def test_chinese_query_goes_to_the_multilingual_collection(engine):
     response = engine.search(SearchRequest(query="二甲双胍 不良反应", top_k=2))
     assert response.hits[0].collection == "eagle_text_multilingual"
@@ -97,6 +109,11 @@ def test_injection_strings_in_filters_never_widen_results(engine):
     (SearchRequest(query="aspirin", top_k=101), InvalidRequest),
     (SearchRequest(query="aspirin", kb_names=("bad name!",)), InvalidRequest),
     (SearchRequest(query="aspirin", kb_names=("nosuchkb",)), NotFound),
+    (SearchRequest(query="aspirin", mode="nope"), InvalidRequest),  # type: ignore[arg-type]
+    (SearchRequest(query="aspirin", mode=3), InvalidRequest),  # type: ignore[arg-type]
+    (SearchRequest(query="aspirin", kb_names=5), InvalidRequest),  # type: ignore[arg-type]
+    (SearchRequest(query="aspirin", top_k="3"), InvalidRequest),  # type: ignore[arg-type]
+    (SearchRequest(query="aspirin", top_k=True), InvalidRequest),
 ])
 def test_bad_input_is_a_clear_error(engine, request_, error):
     with pytest.raises(error) as info:

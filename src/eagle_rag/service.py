@@ -7,6 +7,7 @@ store is touched.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import TYPE_CHECKING
 
@@ -41,8 +42,42 @@ def validate_kb_name(name: str) -> str:
         raise InvalidRequest(f"invalid kb name {name!r}: {exc}", {"field": "kb_name"}) from exc
 
 
+def _normalised(request: SearchRequest) -> SearchRequest:
+    """``request`` with the forms a Python caller may write turned into the declared types.
+
+    A mode given as a string (``"hybrid"``) becomes its :class:`SearchMode`; a filter given as a list
+    becomes a tuple, and a single string a one-value tuple (``kb_names="mykb"``, not one kb name per
+    letter). Raises InvalidRequest for an unknown mode or a field of the wrong type.
+    """
+    mode = request.mode
+    if not isinstance(mode, SearchMode):
+        if not isinstance(mode, str):
+            raise InvalidRequest(f"mode must be a string, got {type(mode).__name__}", {"field": "mode"})
+        mode = parse_mode(mode)
+    if isinstance(request.top_k, bool) or not isinstance(request.top_k, int):
+        raise InvalidRequest(f"top_k must be an integer, got {type(request.top_k).__name__}", {"field": "top_k"})
+    return dataclasses.replace(request, mode=mode, kb_names=_as_tuple("kb_names", request.kb_names),
+                               document_ids=_as_tuple("document_ids", request.document_ids),
+                               tags=_as_tuple("tags", request.tags))
+
+
+def _as_tuple(name: str, values: object) -> tuple[str, ...]:
+    """A filter field as a tuple: a single string is one value. Raises InvalidRequest for other types."""
+    if isinstance(values, str):
+        return (values,)
+    if isinstance(values, (set, frozenset)):
+        return tuple(sorted(values, key=str))
+    if isinstance(values, (list, tuple)):
+        return tuple(values)
+    raise InvalidRequest(f"{name} must be a list of strings, got {type(values).__name__}", {"field": name})
+
+
 def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:
-    """Check a request against the limits in ``settings.search``. Raises InvalidRequest."""
+    """Check a request against the limits in ``settings.search``; return it with normalised types.
+
+    Raises InvalidRequest (NotFound for an unknown kb name).
+    """
+    request = _normalised(request)
     limits = engine.settings.search
     if not isinstance(request.query, str) or not request.query.strip():
         raise InvalidRequest("the query is empty", {"field": "query"})
@@ -165,7 +200,7 @@ def _retrieve_visible(engine: Engine, ctx: HookContext, request: SearchRequest,
 def search(engine: Engine, request: SearchRequest) -> SearchResponse:
     """Run one search. Raises InvalidRequest / NotFound for bad input."""
     started = time.perf_counter()
-    validate_request(engine, request)
+    request = validate_request(engine, request)
     ctx = engine.request_context(request.namespace)
     flt = _filter_for(engine, request)
     if engine.registry.count(status=DocumentStatus.COMPLETE) == 0:

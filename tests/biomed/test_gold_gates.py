@@ -7,6 +7,7 @@ The issue's targets (Hit@5 >= 0.95, MRR >= 0.90) are reported by ``eagle-rag eva
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -74,3 +75,16 @@ def test_audit_names_the_stages_and_the_models(gold_engine: Any) -> None:
     assert "bge-small" in t1.data["model"]  # pubmedbert stands on the bundled bge-small here
     t2 = next(d for d in reversed(recent) if d.category == "biomed_rerank_t2" and d.data.get("cross_encoder"))
     assert "MiniLM" in t2.data["cross_encoder_model"]
+
+
+def test_a_mode_written_as_a_string_reaches_the_plugin_hooks_as_the_enum(gold_engine: Any) -> None:
+    # A Python caller may write mode="full": the biomed route hook reads mode.value, so before the
+    # service normalised the request it failed (logged as hook_failure) and the query lost its route.
+    started = time.time()
+    response = gold_engine.search(SearchRequest("gefitinib dosage", top_k=5, mode="full",  # type: ignore[arg-type]
+                                                kb_names=KB_NAME))  # type: ignore[arg-type]
+    assert response.mode is SearchMode.FULL
+    assert response.hits and response.hits[0].document_id.startswith("label_gefitinib")
+    fresh = [d for d in gold_engine.audit.ring.recent(10_000) if d.ts >= started]
+    assert not [d for d in fresh if d.category == "hook_failure"]
+    assert any(d.category == "route_query" for d in fresh)
