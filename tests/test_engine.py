@@ -91,8 +91,10 @@ def test_tag_and_document_filters(engine):
     assert ids(response) == ["n1"]
     none = engine.search(SearchRequest(query="cholesterol", top_k=5, tags=("no-such-tag",)))
     assert none.hits == () and none.empty_reason and none.excluded_by_filter == {"tags": 6}
-    scoped = engine.search(SearchRequest(query="bleeding", top_k=5, document_ids=("n2",)))
-    assert set(ids(scoped)) == {"n2"}
+    scoped = engine.search(SearchRequest(query="aspirin bleeding", top_k=5, document_ids=("n2",)))
+    assert set(ids(scoped)) == {"n2"}  # the warfarin label, which names bleeding, is outside the scope
+    # n2 shares no term with "bleeding" and its cosine is under the floor: nothing in scope matches
+    assert engine.search(SearchRequest(query="bleeding", top_k=5, document_ids=("n2",))).hits == ()
 
 
 def test_injection_strings_in_filters_never_widen_results(engine):
@@ -179,3 +181,68 @@ def test_pending_documents_are_invisible(engine):
         assert doc_id not in ids(engine.search(SearchRequest(query="warfarin bleeding", top_k=5)))
     finally:
         engine.registry.set_status(doc_id, DocumentStatus.COMPLETE)
+
+
+def test_a_query_about_nothing_in_the_corpus_gets_an_honest_empty_answer(engine, monkeypatch):
+    # Without the floor, the dense channel always returns its least-distant chunks: here semantic-only
+    # hits (no term in common) whose cosine under bge-small stays below its calibrated floor, 0.65.
+    from eagle_rag.encoders.onnx_text import BGE_SMALL_SEMANTIC_FLOOR
+    from eagle_rag.service import SEMANTIC_STAGES
+
+    assert BGE_SMALL_SEMANTIC_FLOOR == 0.65
+    request = SearchRequest(query="zxqv blorf wibble", top_k=5, explain=True)
+    honest = engine.search(request)
+    assert honest.hits == () and honest.empty_reason == "no indexed text matched the query"
+
+    monkeypatch.setattr(engine.settings.search, "min_dense_similarity", 0.0)  # 0 = floor off
+    unfloored = engine.search(request)
+    assert unfloored.hits and all(h.match is MatchKind.SEMANTIC for h in unfloored.hits)
+    cosines = [max(e.score for e in h.trail if e.stage in SEMANTIC_STAGES) for h in unfloored.hits]
+    assert max(cosines) < BGE_SMALL_SEMANTIC_FLOOR
+
+    monkeypatch.setattr(engine.settings.search, "min_dense_similarity", max(cosines))  # a set floor wins
+    kept = engine.search(request)
+    assert len(kept.hits) == sum(c >= max(cosines) for c in cosines) >= 1
+
+
+@pytest.mark.parametrize("query, document", [
+    ("anticoagulant haemorrhage danger", "warfarin"),  # cosine 0.75 on these documents
+    ("leukaemia tablet amount", "imatinib"),           # 0.71
+])
+def test_the_floor_keeps_paraphrases_that_share_no_term(engine, query, document):
+    # No term in common with the document (a semantic-only hit), but a cosine over the floor: kept.
+    from eagle_rag.encoders.onnx_text import BGE_SMALL_SEMANTIC_FLOOR
+    from eagle_rag.service import SEMANTIC_STAGES
+
+    response = engine.search(SearchRequest(query=query, top_k=3, explain=True))
+    top = response.hits[0]
+    assert document in top.document_id and top.match is MatchKind.SEMANTIC
+    assert max(e.score for e in top.trail if e.stage in SEMANTIC_STAGES) >= BGE_SMALL_SEMANTIC_FLOOR
+
+
+def test_only_a_calibrated_encoder_carries_a_floor():
+    from eagle_rag.encoders.deterministic import DeterministicEncoder
+    from eagle_rag.encoders.onnx_text import bundled_bge_small
+
+    assert bundled_bge_small().semantic_floor == 0.65
+    assert getattr(DeterministicEncoder(8), "semantic_floor", 0.0) == 0.0
+
+
+def test_the_floor_judges_only_semantic_only_hits_that_the_dense_channels_found(engine):
+    from eagle_rag.service import _above_semantic_floor
+    from eagle_rag.types import Chunk, NodeWithScore, StageScore
+
+    engine.search(SearchRequest(query="warfarin", top_k=1))  # the collection's encoder is loaded
+
+    def node(name: str, text: str, *trail: tuple[str, float]) -> NodeWithScore:
+        return NodeWithScore(Chunk(id=name, text=text, document_id=name), 1.0, "eagle_text",
+                             tuple(StageScore(stage, 1, score) for stage, score in trail))
+
+    nodes = [
+        node("low", "unrelated words", ("dense", 0.5), ("hybrid_rrf", 0.01)),  # 0.5 < 0.65: dropped
+        node("sentence", "unrelated words", ("dense", 0.5), ("sentence", 0.7)),  # best cosine 0.7: kept
+        node("shared", "a zebrafish note", ("dense", 0.2)),  # shares "zebrafish" with the query: kept
+        node("other", "unrelated words", ("supplement", 0.1)),  # found by another channel: kept
+    ]
+    assert [n.node_id for n in _above_semantic_floor(engine, "zebrafish fins", nodes)] == ["sentence", "shared",
+                                                                                           "other"]

@@ -37,7 +37,11 @@ class StoreFilter:
 
 @runtime_checkable
 class TextEncoder(Protocol):
-    """Turns texts into L2-normalised vectors of a fixed dimension. Loads its model lazily."""
+    """Turns texts into L2-normalised vectors of a fixed dimension. Loads its model lazily.
+
+    An encoder may also carry ``semantic_floor`` (a float, read with ``getattr``; absent = 0): the
+    cosine under which a hit found only by its vectors is dropped from search results.
+    """
 
     name: str
     dim: int

@@ -211,10 +211,7 @@ def search(engine: Engine, request: SearchRequest) -> SearchResponse:
                               empty_reason="no document carries the requested tags",
                               excluded_by_filter=_excluded_by_filter(engine, request))
     result, nodes = _retrieve_visible(engine, ctx, request, flt)
-    floor = engine.settings.search.min_dense_similarity
-    if floor > 0:
-        nodes = [n for n in nodes if _match_kind(request.query, n) is not MatchKind.SEMANTIC
-                 or _dense_score(n) >= floor]
+    nodes = _above_semantic_floor(engine, request.query, nodes)
     hits = tuple(_to_hit(request.query, n, request.explain) for n in nodes[: request.top_k])
     timings = {**result.timings_ms, "total": (time.perf_counter() - started) * 1000}
     route = {"query": result.query, "plans": [p.collection for p in result.decision.plans],
@@ -230,11 +227,47 @@ def search(engine: Engine, request: SearchRequest) -> SearchResponse:
                           excluded_by_filter=excluded, route=route, timings_ms=timings)
 
 
-def _dense_score(node: NodeWithScore) -> float:
-    for entry in node.trail:
-        if entry.stage == "dense":
-            return entry.score
-    return 0.0
+SEMANTIC_STAGES = ("dense", "sentence")
+"""The trail stages whose score is a cosine similarity (chunk vector, best sentence)."""
+
+
+def _semantic_score(node: NodeWithScore) -> float | None:
+    """The best cosine a dense stage gave ``node`` (chunk vector or best sentence); None if none did."""
+    return max((e.score for e in node.trail if e.stage in SEMANTIC_STAGES), default=None)
+
+
+def _above_semantic_floor(engine: Engine, query: str, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
+    """``nodes`` without the semantic-only hits whose cosine is under their collection's floor.
+
+    Only a hit the dense channels found is judged: one with a term in common with the query, or one
+    that only another channel found (a plugin's supplement or structure search), is always kept.
+    """
+    floors = {c: _semantic_floor(engine, c) for c in {n.collection for n in nodes}}
+
+    def kept(node: NodeWithScore) -> bool:
+        floor, cosine = floors[node.collection], _semantic_score(node)
+        return (floor <= 0 or cosine is None or cosine >= floor
+                or _match_kind(query, node) is not MatchKind.SEMANTIC)
+
+    return [n for n in nodes if kept(n)]
+
+
+def _semantic_floor(engine: Engine, collection: str) -> float:
+    """The cosine under which a semantic-only hit of ``collection`` is dropped.
+
+    ``search.min_dense_similarity`` when set, else the floor calibrated for the collection's encoder
+    (``semantic_floor`` of the loaded encoder; 0, no floor, for an encoder without one).
+    """
+    configured = engine.settings.search.min_dense_similarity
+    if configured is not None:
+        return configured
+    try:
+        label = engine.encoders.collection(collection).default_encoder
+    except ValueError:
+        return 0.0
+    if not engine.encoders.is_loaded(label):
+        return 0.0
+    return float(getattr(engine.encoders.get_encoder(label), "semantic_floor", 0.0))
 
 
 def get_document(engine: Engine, document_id: str) -> dict[str, object]:

@@ -110,8 +110,10 @@ class SearchSettings(_Block):
     max_query_chars: int = Field(2000, ge=1, description="longer queries are refused")
     max_top_k: int = Field(100, ge=1, le=1000, description="largest top_k a request may ask")
     max_filter_values: int = Field(100, ge=1, description="most ids/kb names/tags per request")
-    min_dense_similarity: float = Field(
-        0.0, ge=0.0, le=1.0, description="drop semantic-only hits below this cosine (0 = off)"
+    min_dense_similarity: float | None = Field(
+        None, ge=0.0, le=1.0,
+        description="drop semantic-only hits below this cosine; unset = the floor calibrated for the "
+                    "collection's encoder (bundled bge-small 0.65, others none), 0 = off",
     )
     cross_encoder_weight: float = Field(1.0, ge=0.0, description="RRF weight of the CE rank (mode full)")
     cross_encoder_pool: int = Field(30, ge=1, le=200, description="pairs scored by the CE")
