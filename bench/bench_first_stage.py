@@ -34,6 +34,7 @@ are the train difference of each fused list from the default first stage (bm25 +
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import logging
 from dataclasses import replace
@@ -98,7 +99,7 @@ class Channels:
         self.schema = index._schema  # noqa: SLF001 - a bench reads the index directly
         self.searcher = index._index.searcher()  # noqa: SLF001
         rows = list(milvus_schema.iterate(engine.vectors.client, engine.vectors.physical_name(COLLECTION), "",
-                                          ["text", "vector", "metadata", "document_id"]))
+                                          ["id", "text", "vector", "metadata", "document_id"]))
         self.vectors, self.doc_of = _vectors(rows)
         self.stored = {(r["document_id"], r["text"]): i for i, r in enumerate(rows)}
         companion = sentence_collection(COLLECTION)
@@ -106,13 +107,12 @@ class Channels:
                                                     "", ["id", "text", "vector", "metadata", "document_id"]))
                          if engine.vectors.has_collection(companion) else [])
         self.sentence_vectors, self.sentence_doc_of = _vectors(sentence_rows)
-        self.fragment = self._fragments(engine, sentence_rows)
+        self.fragment = self._fragments(rows, sentence_rows)
 
     @staticmethod
-    def _fragments(engine: Engine, sentence_rows: list[dict[str, Any]]) -> np.ndarray:
+    def _fragments(chunk_rows: list[dict[str, Any]], sentence_rows: list[dict[str, Any]]) -> np.ndarray:
         """Which sentence rows are the overlap a chunk repeats from the previous chunk of its document."""
-        chunks = {r["id"]: r for r in milvus_schema.iterate(
-            engine.vectors.client, engine.vectors.physical_name(COLLECTION), "", ["id", "text", "document_id"])}
+        chunks = {r["id"]: r for r in chunk_rows}
         by_doc: dict[str, list[str]] = {}
         for row in chunks.values():
             by_doc.setdefault(row["document_id"], []).append(row["text"])
@@ -131,8 +131,7 @@ class Channels:
         index = TantivyLexicalIndex()
         index.add(chunks)
         index.commit()
-        other = object.__new__(Channels)
-        other.__dict__.update(self.__dict__)
+        other = copy.copy(self)
         other.searcher = index._index.searcher()  # noqa: SLF001
         other.vectors = vectors
         other.doc_of = np.array([str(c.metadata.get("record_id", c.document_id)) for c in chunks])
@@ -155,8 +154,7 @@ class Channels:
 
     def without_fragments(self) -> Channels:
         """The same channels without the overlap-fragment sentence rows."""
-        other = object.__new__(Channels)
-        other.__dict__.update(self.__dict__)
+        other = copy.copy(self)
         other.sentence_vectors = self.sentence_vectors[~self.fragment]
         other.sentence_doc_of = self.sentence_doc_of[~self.fragment]
         return other

@@ -23,7 +23,7 @@ from ranx import Qrels, Run, evaluate
 
 from eagle_rag.engine import Engine
 from eagle_rag.evaluation.beir import KB_NAME, load_beir
-from eagle_rag.service import SEMANTIC_STAGES
+from eagle_rag.service import floor_keeps, trail_cosine
 from eagle_rag.settings import load_settings
 from eagle_rag.types import MatchKind, SearchHit, SearchMode, SearchRequest
 
@@ -33,17 +33,9 @@ OFF_TOPIC = ("zxqv blorf wibble", "asdfgh qwerty", "the weather in Paris tomorro
              "who won the chess olympiad", "JavaScript promise chaining tutorial", "lyrics of a summer pop song")
 
 
-def cosine(hit: SearchHit) -> float | None:
-    """The best dense cosine of a hit (chunk vector or best sentence); None when no dense stage found it."""
-    return max((e.score for e in hit.trail if e.stage in SEMANTIC_STAGES), default=None)
-
-
 def kept(hits: tuple[SearchHit, ...], floor: float) -> list[SearchHit]:
-    """The hits the service keeps under ``floor`` (the rule of ``service._above_semantic_floor``)."""
-    def keep(hit: SearchHit) -> bool:
-        score = cosine(hit)
-        return floor <= 0 or score is None or score >= floor or hit.match is not MatchKind.SEMANTIC
-    return [h for h in hits if keep(h)]
+    """The hits the service keeps under ``floor`` (its own rule, :func:`eagle_rag.service.floor_keeps`)."""
+    return [h for h in hits if floor_keeps(floor, trail_cosine(h.trail), lambda h=h: h.match)]
 
 
 def main() -> None:
@@ -66,11 +58,11 @@ def main() -> None:
                                                  explain=True)).hits for q in OFF_TOPIC]
     doc = {h.id: str(h.metadata.get("record_id", h.document_id)) for hits in results.values() for h in hits}
     semantic = [c for hits in results.values() for h in hits[:10]
-                if h.match is MatchKind.SEMANTIC and (c := cosine(h)) is not None]
+                if h.match is MatchKind.SEMANTIC and (c := trail_cosine(h.trail)) is not None]
     relevant_semantic = [c for q, hits in results.items() for h in hits[:10]
-                         if h.match is MatchKind.SEMANTIC and (c := cosine(h)) is not None
+                         if h.match is MatchKind.SEMANTIC and (c := trail_cosine(h.trail)) is not None
                          and data.qrels.get(q, {}).get(doc[h.id], 0) > 0]
-    best_off = [max((c for h in hits if h.match is MatchKind.SEMANTIC and (c := cosine(h)) is not None),
+    best_off = [max((c for h in hits if h.match is MatchKind.SEMANTIC and (c := trail_cosine(h.trail)) is not None),
                     default=0.0) for hits in off_topic]
     print(f"{len(results)} queries ({args.split}); semantic-only hits in the top 10: {len(semantic)}, "
           f"of them judged relevant: {len(relevant_semantic)}")

@@ -187,7 +187,7 @@ def test_a_query_about_nothing_in_the_corpus_gets_an_honest_empty_answer(engine,
     # Without the floor, the dense channel always returns its least-distant chunks: here semantic-only
     # hits (no term in common) whose cosine under bge-small stays below its calibrated floor, 0.65.
     from eagle_rag.encoders.onnx_text import BGE_SMALL_SEMANTIC_FLOOR
-    from eagle_rag.service import SEMANTIC_STAGES
+    from eagle_rag.service import trail_cosine
 
     assert BGE_SMALL_SEMANTIC_FLOOR == 0.65
     request = SearchRequest(query="zxqv blorf wibble", top_k=5, explain=True)
@@ -197,7 +197,7 @@ def test_a_query_about_nothing_in_the_corpus_gets_an_honest_empty_answer(engine,
     monkeypatch.setattr(engine.settings.search, "min_dense_similarity", 0.0)  # 0 = floor off
     unfloored = engine.search(request)
     assert unfloored.hits and all(h.match is MatchKind.SEMANTIC for h in unfloored.hits)
-    cosines = [max(e.score for e in h.trail if e.stage in SEMANTIC_STAGES) for h in unfloored.hits]
+    cosines = [trail_cosine(h.trail) for h in unfloored.hits]
     assert max(cosines) < BGE_SMALL_SEMANTIC_FLOOR
 
     monkeypatch.setattr(engine.settings.search, "min_dense_similarity", max(cosines))  # a set floor wins
@@ -212,12 +212,12 @@ def test_a_query_about_nothing_in_the_corpus_gets_an_honest_empty_answer(engine,
 def test_the_floor_keeps_paraphrases_that_share_no_term(engine, query, document):
     # No term in common with the document (a semantic-only hit), but a cosine over the floor: kept.
     from eagle_rag.encoders.onnx_text import BGE_SMALL_SEMANTIC_FLOOR
-    from eagle_rag.service import SEMANTIC_STAGES
+    from eagle_rag.service import trail_cosine
 
     response = engine.search(SearchRequest(query=query, top_k=3, explain=True))
     top = response.hits[0]
     assert document in top.document_id and top.match is MatchKind.SEMANTIC
-    assert max(e.score for e in top.trail if e.stage in SEMANTIC_STAGES) >= BGE_SMALL_SEMANTIC_FLOOR
+    assert (trail_cosine(top.trail) or 0.0) >= BGE_SMALL_SEMANTIC_FLOOR
 
 
 def test_only_a_calibrated_encoder_carries_a_floor():

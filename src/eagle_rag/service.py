@@ -8,7 +8,9 @@ store is touched.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from eagle_rag.context import HookContext
@@ -27,6 +29,7 @@ from eagle_rag.types import (
     SearchMode,
     SearchRequest,
     SearchResponse,
+    StageScore,
 )
 
 if TYPE_CHECKING:
@@ -231,25 +234,23 @@ SEMANTIC_STAGES = ("dense", "sentence")
 """The trail stages whose score is a cosine similarity (chunk vector, best sentence)."""
 
 
-def _semantic_score(node: NodeWithScore) -> float | None:
-    """The best cosine a dense stage gave ``node`` (chunk vector or best sentence); None if none did."""
-    return max((e.score for e in node.trail if e.stage in SEMANTIC_STAGES), default=None)
+def trail_cosine(trail: Sequence[StageScore]) -> float | None:
+    """The best cosine a dense stage gave a hit (chunk vector or best sentence); None if none did."""
+    return max((e.score for e in trail if e.stage in SEMANTIC_STAGES), default=None)
+
+
+def floor_keeps(floor: float, cosine: float | None, match: Callable[[], MatchKind]) -> bool:
+    """Whether the semantic floor keeps a hit: always, unless the dense channels found it (``cosine``),
+    its cosine is under ``floor`` and it shares no term with the query (``match()`` is SEMANTIC; asked
+    last, since it reads the text)."""
+    return floor <= 0 or cosine is None or cosine >= floor or match() is not MatchKind.SEMANTIC
 
 
 def _above_semantic_floor(engine: Engine, query: str, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
-    """``nodes`` without the semantic-only hits whose cosine is under their collection's floor.
-
-    Only a hit the dense channels found is judged: one with a term in common with the query, or one
-    that only another channel found (a plugin's supplement or structure search), is always kept.
-    """
+    """``nodes`` without the semantic-only hits whose cosine is under their collection's floor."""
     floors = {c: _semantic_floor(engine, c) for c in {n.collection for n in nodes}}
-
-    def kept(node: NodeWithScore) -> bool:
-        floor, cosine = floors[node.collection], _semantic_score(node)
-        return (floor <= 0 or cosine is None or cosine >= floor
-                or _match_kind(query, node) is not MatchKind.SEMANTIC)
-
-    return [n for n in nodes if kept(n)]
+    return [n for n in nodes
+            if floor_keeps(floors[n.collection], trail_cosine(n.trail), functools.partial(_match_kind, query, n))]
 
 
 def _semantic_floor(engine: Engine, collection: str) -> float:
