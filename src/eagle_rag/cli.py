@@ -155,14 +155,14 @@ def registered_encoders(settings: Settings) -> Any:
     Nothing is loaded. A plugin whose registration fails is reported on stderr and left out.
     """
     from eagle_rag.audit import PluginAudit
-    from eagle_rag.context import HookContext
+    from eagle_rag.context import HookContext, Services
     from eagle_rag.engine import build_encoders
     from eagle_rag.plugin_manager import build_plugin_manager
 
     registry = build_encoders(settings)
     pm = build_plugin_manager(settings)
     ctx = HookContext(namespace=settings.plugins.default_namespace, settings=settings, audit=PluginAudit(),
-                      services={"pm": pm, "encoders": registry})
+                      services=Services(pm=pm, encoders=registry))
     for impl in pm.hook.eagle_register.get_hookimpls():
         try:
             impl.function(**{name: {"ctx": ctx, "encoders": registry}[name] for name in impl.argnames})

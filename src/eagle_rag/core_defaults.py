@@ -58,14 +58,14 @@ def eagle_classify_chunk(ctx: HookContext, chunk: Chunk) -> ChunkClassification:
 
 @hookimpl(trylast=True)
 def eagle_embed_text(ctx: HookContext, encoder: str, texts: Sequence[str], kind: str) -> list[list[float]]:
-    enc: Any = ctx.services["encoders"].get_encoder(encoder)
+    enc: Any = ctx.services.encoders.get_encoder(encoder)
     return enc.encode_queries(texts) if kind == "query" else enc.encode_passages(texts)
 
 
 @hookimpl(trylast=True)
 def eagle_embed_visual(ctx: HookContext, encoder: str, images: Sequence[bytes]) -> list[list[float]]:
     """The registry's encoder for ``encoder`` embeds the images (it must have ``encode_images``)."""
-    enc: Any = ctx.services["encoders"].get_encoder(encoder)
+    enc: Any = ctx.services.encoders.get_encoder(encoder)
     encode_images = getattr(enc, "encode_images", None)
     if encode_images is None:
         raise ValueError(f"encoder {encoder!r} ({type(enc).__name__}) cannot embed images")

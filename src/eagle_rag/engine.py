@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from eagle_rag.audit_sinks import build_audit
-from eagle_rag.context import HookContext
+from eagle_rag.context import HookContext, Services
 from eagle_rag.encoders.factory import default_registry
 from eagle_rag.encoders.registry import EncoderRegistry
 from eagle_rag.ingest.orchestrator import IngestOrchestrator, IngestReport, ProgressFn
@@ -51,8 +51,8 @@ class Engine:
         self._lexical_lock = threading.Lock()
         self.ctx = HookContext(
             namespace=self.settings.plugins.default_namespace, settings=self.settings, audit=self.audit,
-            services={"pm": self.pm, "encoders": self.encoders, "registry": self.registry,
-                      "vectors": self.vectors, "lexical_for": self.lexical_for},
+            services=Services(pm=self.pm, encoders=self.encoders, registry=self.registry,
+                              vectors=self.vectors, lexical_for=self.lexical_for),
         )
         self.pm.hook.eagle_register(ctx=self.ctx, encoders=self.encoders)
         self.ingestor = IngestOrchestrator(self.pm)

@@ -23,8 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from eagle_rag.context import HookContext
-from eagle_rag.types import NodeWithScore
+from eagle_rag.plugin_api import HookContext, NodeWithScore
 from eagle_rag_biomed.encoders import has_domain_checkpoint
 from eagle_rag_biomed.ontology import match_drug_entities
 from eagle_rag_biomed.query_intent import looks_like_smiles, smiles_in_query
@@ -76,11 +75,11 @@ def tanimoto(smiles_a: str, smiles_b: str) -> float:
 
 
 def _chemical_encoder_configured(ctx: HookContext) -> bool:
-    return has_domain_checkpoint(ctx.services.get("encoders"), CHEMICAL_ENCODER)
+    return has_domain_checkpoint(ctx.services.encoders if ctx.services.has("encoders") else None, CHEMICAL_ENCODER)
 
 
 def _cosines(ctx: HookContext, query_smiles: str, smiles: Sequence[str]) -> list[float]:
-    pm = ctx.services["pm"]
+    pm = ctx.services.pm
     q = pm.hook.eagle_embed_text(ctx=ctx, encoder=CHEMICAL_ENCODER, texts=[query_smiles], kind="query")
     p = pm.hook.eagle_embed_text(ctx=ctx, encoder=CHEMICAL_ENCODER, texts=list(smiles), kind="passage")
     return [float(sum(a * b for a, b in zip(q[0], vec, strict=False))) for vec in p]

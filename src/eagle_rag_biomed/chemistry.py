@@ -20,8 +20,7 @@ import numpy as np
 from rdkit import Chem, DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 
-from eagle_rag.errors import InvalidRequest
-from eagle_rag.types import ParsedDocument
+from eagle_rag.plugin_api import InvalidRequest, ParsedDocument
 from eagle_rag_biomed.compound_names import ResolvedCompound, resolve_compound_query
 from eagle_rag_biomed.molecules import InvalidStructure, mol_from_smiles
 

@@ -24,8 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from eagle_rag.analysis import cjk_ratio
-from eagle_rag.types import Chunk, ChunkClassification
+from eagle_rag.plugin_api import Chunk, ChunkClassification, cjk_ratio
 from eagle_rag_biomed import collections as bc
 from eagle_rag_biomed.options import BiomedOptions
 

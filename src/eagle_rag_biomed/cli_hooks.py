@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from eagle_rag.hookspecs import hookimpl
+from eagle_rag.plugin_api import hookimpl
 
 __all__ = ["biomed_cli_register", "default_gold_path", "eval_biomed_command"]
 
@@ -46,10 +46,7 @@ def _table(title: str, rows: dict[str, dict[str, float]]) -> Table:
 
 
 def _run(gold_path: Path, data_dir: Path, mode: str, console: Console) -> Any:
-    from eagle_rag.demo import sample_dir
-    from eagle_rag.engine import Engine
-    from eagle_rag.service import parse_mode
-    from eagle_rag.settings import effective_settings
+    from eagle_rag.plugin_api import Engine, effective_settings, parse_mode, sample_dir
     from eagle_rag_biomed.gold_eval import corpus_texts, run_gold, sample_corpus_paths
     from eagle_rag_biomed.gold_set import load_gold
 

@@ -27,8 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from eagle_rag.encoders import CollectionProfile, EncoderRegistry
-from eagle_rag.protocols import VectorStore
+from eagle_rag.plugin_api import CollectionProfile, EncoderRegistry, VectorStore
 
 TEXT_BIOMED = "eagle_text_biomed"
 TEXT_MEDCPT = "eagle_text_medcpt"

@@ -17,9 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.errors import InvalidRequest
-from eagle_rag.stores.filters import InvalidFilterError, validate_kb_name
-from eagle_rag.types import Chunk, DocumentStatus
+from eagle_rag.plugin_api import Chunk, DocumentStatus, InvalidFilterError, InvalidRequest, Services, validate_kb_name
 from eagle_rag_biomed.chemistry import MORGAN_BITS, MORGAN_RADIUS, FingerprintIndex, resolve_compound_query
 from eagle_rag_biomed.collections import CHEMICAL
 from eagle_rag_biomed.molecules import InvalidStructure
@@ -101,19 +99,20 @@ class CompoundSearchResponse:
         return asdict(self)
 
 
-def _services(source: Any) -> dict[str, Any]:
+def _services(source: Any) -> Services:
     ctx = getattr(source, "ctx", source)
     services = getattr(ctx, "services", None)
-    if not isinstance(services, dict) or "registry" not in services:
+    if not isinstance(services, Services) or not services.has("registry"):
         raise TypeError("biomed_retrieve_compounds needs an Engine or a HookContext with services")
     return services
 
 
-def store_for(services: dict[str, Any], data_path: Path) -> FingerprintStore:
+def store_for(services: Services, data_path: Path) -> FingerprintStore:
     """The engine's fingerprint store (created in ``services`` when the plugin did not register one)."""
-    store = services.get(SERVICE_KEY)
-    if not isinstance(store, FingerprintStore):
-        store = services.setdefault(SERVICE_KEY, FingerprintStore(fingerprint_dir(data_path)))
+    store = services.extension(SERVICE_KEY, FingerprintStore)
+    if store is None:
+        store = FingerprintStore(fingerprint_dir(data_path))
+        services.set_extension(SERVICE_KEY, store)
     return store
 
 
@@ -137,7 +136,7 @@ def biomed_retrieve_compounds(source: Any, smiles_or_name: str, top_k: int = 5,
     data_path = settings.data_path if settings is not None else Path(".")
     resolved = resolve_compound_query(smiles_or_name)
     index = store_for(services, data_path).index
-    registry = services["registry"]
+    registry = services.registry
     hits: list[CompoundMatch] = []
     for hit in index.search(resolved.smiles, len(index)):
         record = registry.get(hit.compound_id)

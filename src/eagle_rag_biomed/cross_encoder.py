@@ -19,14 +19,14 @@ import logging
 import threading
 from collections.abc import Sequence
 
-from eagle_rag.encoders import (
+from eagle_rag.plugin_api import (
     BUNDLED_MINILM_RERANKER,
+    CrossEncoder,
     DeterministicCrossEncoder,
     EncoderLoadError,
+    EncoderMode,
     load_native_cross_encoder,
 )
-from eagle_rag.protocols import CrossEncoder
-from eagle_rag.types import EncoderMode
 from eagle_rag_biomed.options import ALLOW_DETERMINISTIC_ENV
 
 log = logging.getLogger(__name__)

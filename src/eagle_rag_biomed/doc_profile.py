@@ -36,8 +36,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from eagle_rag.protocols import TextEncoder
-from eagle_rag.types import Chunk
+from eagle_rag.plugin_api import Chunk, TextEncoder
 from eagle_rag_biomed.llm_router import LlmRouterError, llm_arbitrate
 from eagle_rag_biomed.options import DocRouterOptions
 from eagle_rag_biomed.sections import IMRAD

@@ -30,17 +30,19 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from eagle_rag.encoders import (
+from eagle_rag.plugin_api import (
     BUNDLED_BGE_SMALL,
+    CrossEncoder,
     DeterministicEncoder,
+    EncoderFactory,
     EncoderLoadError,
+    EncoderMode,
     EncoderRegistry,
     EncoderSpec,
+    Modality,
+    TextEncoder,
     load_native_text_encoder,
 )
-from eagle_rag.encoders.registry import EncoderFactory
-from eagle_rag.protocols import CrossEncoder, TextEncoder
-from eagle_rag.types import EncoderMode, Modality
 from eagle_rag_biomed.cross_encoder import MedCPTReranker
 from eagle_rag_biomed.options import ALLOW_DETERMINISTIC_ENV, BiomedOptions, allow_deterministic, encoder_mode
 from eagle_rag_biomed.vision import DeterministicImageEncoder, load_native_visual_encoder

@@ -20,11 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePath
 from typing import Any
 
-from eagle_rag.context import HookContext
-from eagle_rag.encoders import EncoderLoadError
-from eagle_rag.ingest.dispatch import is_visual_chunk
-from eagle_rag.protocols import TextEncoder
-from eagle_rag.types import Chunk, ParsedDocument
+from eagle_rag.plugin_api import Chunk, EncoderLoadError, HookContext, ParsedDocument, TextEncoder, is_visual_chunk
 from eagle_rag_biomed.doc_profile import DocumentTextProfile, classify_document_text_profile
 from eagle_rag_biomed.options import PLUGIN_NAME, biomed_options
 from eagle_rag_biomed.sections import detect_doc_type, detect_section
@@ -65,7 +61,7 @@ def primary_drugs(doc: ParsedDocument, chunk: Chunk) -> list[str]:
 
 def _profile_encoder(ctx: HookContext) -> TextEncoder | None:
     """The text encoder of the ``pubmedbert`` label, or None when it is unknown or cannot load."""
-    encoders = ctx.services.get("encoders")
+    encoders = ctx.services.encoders if ctx.services.has("encoders") else None
     if encoders is None:
         return None
     try:

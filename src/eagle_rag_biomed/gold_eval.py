@@ -24,8 +24,7 @@ from typing import Any
 
 from ranx import Qrels, Run, evaluate
 
-from eagle_rag.protocols import StoreFilter
-from eagle_rag.types import SearchMode, SearchRequest
+from eagle_rag.plugin_api import SearchMode, SearchRequest, StoreFilter
 from eagle_rag_biomed.gold_set import GoldQuery, doc_key, matches
 from eagle_rag_biomed.query_intent import detect_retrieval_intent
 
@@ -83,7 +82,7 @@ def sample_corpus_paths(root: Path) -> list[Path]:
 
 def corpus_texts(engine: Any, paths: Sequence[Path], kb_name: str) -> dict[str, str]:
     """Gold id -> full text of every document in ``paths``, parsed as the ingest parses them."""
-    from eagle_rag.ingest.sources import iter_source_files
+    from eagle_rag.plugin_api import iter_source_files
 
     files, _ = iter_source_files(list(paths))
     ctx = engine.request_context()

@@ -18,11 +18,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.context import HookContext
-from eagle_rag.errors import IngestError
-from eagle_rag.hookspecs import hookimpl
-from eagle_rag.ingest.sources import allowed_ingest_roots
-from eagle_rag.types import Chunk, ChunkClassification, ParsedDocument
+from eagle_rag.plugin_api import (
+    Chunk,
+    ChunkClassification,
+    HookContext,
+    IngestError,
+    ParsedDocument,
+    allowed_ingest_roots,
+    hookimpl,
+)
 from eagle_rag_biomed import parsers
 from eagle_rag_biomed.classifiers import BiomedImageClassifier, BiomedTextClassifier
 from eagle_rag_biomed.collections import CHEMICAL
@@ -106,7 +110,7 @@ def eagle_embed_text(ctx: HookContext, encoder: str, texts: Sequence[str], kind:
     if not _mine(ctx) or encoder not in PLUGIN_LABELS:
         return None
     label = _MEDCPT_SWAP.get((encoder, kind), encoder)
-    enc = ctx.services["encoders"].text_encoder(label)
+    enc = ctx.services.encoders.text_encoder(label)
     vectors = enc.encode_queries(texts) if kind == "query" else enc.encode_passages(texts)
     return [list(v) for v in vectors]
 
@@ -116,7 +120,7 @@ def eagle_embed_visual(ctx: HookContext, encoder: str, images: Sequence[bytes]) 
     """Embed image files with a biomed visual label; None for labels that are not the plugin's."""
     if not _mine(ctx) or encoder not in PLUGIN_LABELS:
         return None
-    enc: Any = ctx.services["encoders"].get_encoder(encoder)
+    enc: Any = ctx.services.encoders.get_encoder(encoder)
     return [list(v) for v in enc.encode_images(images)]
 
 
@@ -126,7 +130,7 @@ def eagle_upsert_vectors(ctx: HookContext, collection: str, chunks: Sequence[Chu
     """For ``eagle_chemical``: write the vectors, then the Morgan fingerprints of the compounds."""
     if not _mine(ctx) or collection != CHEMICAL:
         return None
-    written = int(ctx.services["vectors"].upsert(collection, chunks, vectors))
+    written = int(ctx.services.vectors.upsert(collection, chunks, vectors))
     added = store_for(ctx.services, ctx.settings.data_path).add_chunks(chunks)
     ctx.log_decision("chemical_fingerprints", plugin=PLUGIN_NAME, summary=f"{added} fingerprints", written=written)
     return written

@@ -22,9 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from eagle_rag.context import HookContext
-from eagle_rag.retrieve.fusion import is_injected
-from eagle_rag.types import NodeWithScore
+from eagle_rag.plugin_api import HookContext, NodeWithScore, is_injected
 from eagle_rag_biomed.late_interaction import PASSAGE_TOKENS, get_scorer
 from eagle_rag_biomed.scoring import passage_text
 
@@ -77,7 +75,7 @@ def cross_encoder_scores(ctx: HookContext, label: str, query: str, nodes: Sequen
                          max_chars: int, with_name: bool = False) -> list[float] | None:
     """Raw cross-encoder scores of ``(query, text[:max_chars])``; None on failure or a length mismatch."""
     try:
-        encoder = ctx.services["encoders"].cross_encoder(label)
+        encoder = ctx.services.encoders.cross_encoder(label)
         texts = [passage_text(n, max_chars, with_name) for n in nodes]
         scores = [float(s) for s in encoder.score_pairs(query, texts)]
     except Exception as exc:  # noqa: BLE001 - any model failure falls back to the incoming order

@@ -14,7 +14,7 @@ from typing import Any
 from rdkit import Chem, rdBase
 from rdkit.Chem import Descriptors, rdMolDescriptors
 
-from eagle_rag.errors import InvalidRequest
+from eagle_rag.plugin_api import InvalidRequest
 
 
 class InvalidStructure(InvalidRequest):

@@ -18,8 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from eagle_rag.settings import Settings
-from eagle_rag.types import EncoderMode
+from eagle_rag.plugin_api import EncoderMode, Settings
 
 PLUGIN_NAME = "biomed"
 NAMESPACE = "biomed"

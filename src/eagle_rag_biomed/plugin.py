@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import os
 
-from eagle_rag.context import HookContext
-from eagle_rag.encoders import EncoderRegistry
-from eagle_rag.hookspecs import hookimpl
+from eagle_rag.plugin_api import EncoderRegistry, HookContext, hookimpl
 from eagle_rag_biomed.collections import register_collections
 from eagle_rag_biomed.compound_search import SERVICE_KEY, FingerprintStore, fingerprint_dir
 from eagle_rag_biomed.encoders import register_encoders
@@ -62,5 +60,6 @@ def eagle_register(ctx: HookContext, encoders: EncoderRegistry) -> None:
     register_encoders(encoders, options, os.environ, threads=enc.threads or None, batch_size=enc.batch_size,
                       rerank_max_passage_tokens=ctx.settings.search.cross_encoder_max_tokens)
     register_collections(encoders)
-    ctx.services[OPTIONS_KEY] = options
-    ctx.services.setdefault(SERVICE_KEY, FingerprintStore(fingerprint_dir(ctx.settings.data_path)))
+    ctx.services.set_extension(OPTIONS_KEY, options)
+    if ctx.services.extension(SERVICE_KEY, FingerprintStore) is None:
+        ctx.services.set_extension(SERVICE_KEY, FingerprintStore(fingerprint_dir(ctx.settings.data_path)))

@@ -29,7 +29,7 @@ import re
 from enum import StrEnum
 from functools import lru_cache
 
-from eagle_rag.types import QueryRetrievalIntent
+from eagle_rag.plugin_api import QueryRetrievalIntent
 from eagle_rag_biomed.ontology import match_drug_entities
 
 __all__ = ["Workflow", "detect_retrieval_intent", "is_competitive_query", "looks_like_smiles", "section_cues_for",

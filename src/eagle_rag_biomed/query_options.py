@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from eagle_rag.settings import Settings
+from eagle_rag.plugin_api import Settings
 from eagle_rag_biomed.late_interaction import PASSAGE_TOKENS
 from eagle_rag_biomed.options import PLUGIN_NAME, BiomedOptions, biomed_options
 

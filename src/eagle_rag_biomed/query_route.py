@@ -38,10 +38,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from eagle_rag.analysis import cjk_ratio
-from eagle_rag.core_defaults import MIXED_QUERY_MIN_CJK, MULTILINGUAL_COLLECTION, MULTILINGUAL_ENCODER
-from eagle_rag.encoders import EncoderRegistry
-from eagle_rag.types import CollectionQueryPlan, Modality, QueryRouteDecision
+from eagle_rag.plugin_api import (
+    MIXED_QUERY_MIN_CJK,
+    MULTILINGUAL_COLLECTION,
+    MULTILINGUAL_ENCODER,
+    CollectionQueryPlan,
+    EncoderRegistry,
+    Modality,
+    QueryRouteDecision,
+    cjk_ratio,
+)
 from eagle_rag_biomed import collections as coll
 from eagle_rag_biomed.ontology import EntityType, match_drug_entities, match_entities
 from eagle_rag_biomed.query_intent import Workflow, detect_retrieval_intent, smiles_in_query

@@ -27,10 +27,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from eagle_rag.context import HookContext
-from eagle_rag.retrieve.fusion import merge_rrf
-from eagle_rag.retrieve.safe_hooks import call_hook
-from eagle_rag.types import CollectionQueryPlan, NodeWithScore, QueryRetrievalIntent
+from eagle_rag.plugin_api import (
+    CollectionQueryPlan,
+    HookContext,
+    NodeWithScore,
+    QueryRetrievalIntent,
+    call_hook,
+    merge_rrf,
+)
 from eagle_rag_biomed import collections as coll
 from eagle_rag_biomed.query_intent import Workflow
 from eagle_rag_biomed.query_options import query_options
@@ -70,7 +74,7 @@ _CACHE = _VectorCache(CACHE_SIZE)
 
 
 def _embed(ctx: HookContext, encoder: str, texts: Sequence[str], kind: str) -> list[list[float]]:
-    vectors = call_hook(ctx, ctx.services["pm"].hook.eagle_embed_text, None, encoder=encoder, texts=list(texts),
+    vectors = call_hook(ctx, ctx.services.pm.hook.eagle_embed_text, None, encoder=encoder, texts=list(texts),
                         kind=kind)
     if vectors is None or len(vectors) != len(texts):
         raise RuntimeError(f"encoder {encoder!r} returned no vectors")
@@ -79,7 +83,7 @@ def _embed(ctx: HookContext, encoder: str, texts: Sequence[str], kind: str) -> l
 
 def model_of(ctx: HookContext, label: str) -> str:
     """What an encoder label really resolves to (for the audit): the loaded model, else its reference."""
-    encoders = ctx.services.get("encoders")
+    encoders = ctx.services.encoders if ctx.services.has("encoders") else None
     if encoders is None:
         return label
     try:

@@ -30,8 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from eagle_rag.context import HookContext
-from eagle_rag.types import NodeWithScore, QueryRetrievalIntent, SearchMode
+from eagle_rag.plugin_api import HookContext, NodeWithScore, QueryRetrievalIntent, SearchMode
 from eagle_rag_biomed.chemical_branch import apply_chemical_branch
 from eagle_rag_biomed.model_signals import (
     cross_encoder_scores,
@@ -96,7 +95,7 @@ def post_rrf_rerank(ctx: HookContext, query: str, nodes: Sequence[NodeWithScore]
     """The Tier-2 ranking of ``nodes`` (see the module docstring). Raises ValueError for bad weights."""
     opts = query_options(ctx.settings)
     texts, images = split_images(nodes)
-    texts = enrich_file_names(texts, ctx.services.get("registry"))
+    texts = enrich_file_names(texts, ctx.services.registry if ctx.services.has("registry") else None)
     pool, rest = texts[: opts.tier2.pool], texts[opts.tier2.pool:]
     weights = weights_for(intent.workflow, seed_options(ctx.settings).retrieval_scoring)
     full = ctx.extra.get("mode") is SearchMode.FULL

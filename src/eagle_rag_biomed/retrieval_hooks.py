@@ -24,17 +24,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from eagle_rag.context import HookContext
-from eagle_rag.hookspecs import hookimpl
-from eagle_rag.retrieve.fusion import inject_supplement_candidates
-from eagle_rag.types import (
+from eagle_rag.plugin_api import (
     CollectionQueryPlan,
     ExpandedQuery,
+    HookContext,
     NodeWithScore,
     QueryRetrievalIntent,
     QueryRouteDecision,
     SearchMode,
     SearchRequest,
+    hookimpl,
+    inject_supplement_candidates,
 )
 from eagle_rag_biomed.cli_hooks import biomed_cli_register
 from eagle_rag_biomed.collections import CHEMICAL
@@ -111,15 +111,15 @@ def biomed_classify_query(ctx: HookContext, request: SearchRequest, query: str) 
     seeds = seed_options(ctx.settings)
     services = ctx.services
     classifier = BiomedQueryRouteClassifier(
-        services["encoders"], default_dual_text_search=seeds.default_dual_text_search,
+        services.encoders, default_dual_text_search=seeds.default_dual_text_search,
         medcpt_dual_search=seeds.medcpt_dual_search, exploratory=tuple(seeds.exploratory_search_collections),
-        recall_top_k=seeds.collection_recall_top_k, count=collection_counts(services["vectors"]))
+        recall_top_k=seeds.collection_recall_top_k, count=collection_counts(services.vectors))
     decision = classifier.route(query, ctx.namespace, has_image=request.has_image, route_mode=request.mode.value)
     if decision is None:
         return None
     intent = current_intent(ctx, query)
-    decision, added = apply_scope_aware_union(decision, request, services["encoders"], services["vectors"],
-                                              services.get("registry"), query_labels=QUERY_LABELS,
+    decision, added = apply_scope_aware_union(decision, request, services.encoders, services.vectors,
+                                              services.registry, query_labels=QUERY_LABELS,
                                               suppressed=intent.suppress_collections)
     ctx.log_decision("route_query", plugin=PLUGIN, summary=decision.reason, workflow=intent.workflow,
                      plans=[f"{p.collection}/{p.encoder}" for p in decision.plans], scope_added=added,
@@ -148,7 +148,7 @@ def dense_suffix_on(ctx: HookContext) -> bool:
     setting = query_options(ctx.settings).stages.dense_suffix
     if setting != "auto":
         return bool(setting)
-    return has_domain_checkpoint(ctx.services.get("encoders"), DENSE_ENCODER)
+    return has_domain_checkpoint(ctx.services.encoders if ctx.services.has("encoders") else None, DENSE_ENCODER)
 
 
 @hookimpl(specname="eagle_rerank")
@@ -203,7 +203,7 @@ def biomed_post_rrf_rerank(ctx: HookContext, query: str, nodes: Sequence[NodeWit
     """Tier-2 by the rerank policy: domain (post_rrf_rerank), general (the core's), none (passthrough)."""
     if not _mine(ctx):
         return None
-    policy, why = resolve_rerank_policy(ctx.plugin_options(PLUGIN), ctx.services.get("pm"))
+    policy, why = resolve_rerank_policy(ctx.plugin_options(PLUGIN), ctx.services.pm if ctx.services.has("pm") else None)
     stages = query_options(ctx.settings).stages
     if policy is RerankPolicy.DOMAIN and not (stages.tier2 and _reranking(ctx)):
         policy, why = RerankPolicy.NONE, "tier2 stage off" if not stages.tier2 else "mode without reranking"

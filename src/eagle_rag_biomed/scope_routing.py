@@ -19,9 +19,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from eagle_rag.encoders import EncoderRegistry
-from eagle_rag.protocols import StoreFilter
-from eagle_rag.types import CollectionQueryPlan, Modality, QueryRouteDecision, SearchRequest
+from eagle_rag.plugin_api import (
+    CollectionQueryPlan,
+    EncoderRegistry,
+    Modality,
+    QueryRouteDecision,
+    SearchRequest,
+    StoreFilter,
+)
 
 __all__ = ["apply_scope_aware_union", "scope_filter"]
 

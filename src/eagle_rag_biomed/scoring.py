@@ -27,9 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from eagle_rag.ingest.dispatch import embed_input
-from eagle_rag.stores.registry import source_file_name
-from eagle_rag.types import NodeWithScore
+from eagle_rag.plugin_api import NodeWithScore, embed_input, source_file_name
 from eagle_rag_biomed.ontology import EntityType, match_drug_entities, match_entities
 from eagle_rag_biomed.query_intent import is_competitive_query
 

@@ -22,11 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from eagle_rag.context import HookContext
-from eagle_rag.protocols import StoreFilter
-from eagle_rag.retrieve.channels import embed_query
-from eagle_rag.retrieve.fusion import sparse_overlap_score
-from eagle_rag.types import NodeWithScore, QueryRetrievalIntent, SearchRequest
+from eagle_rag.plugin_api import (
+    HookContext,
+    NodeWithScore,
+    QueryRetrievalIntent,
+    SearchRequest,
+    StoreFilter,
+    embed_query,
+    sparse_overlap_score,
+)
 from eagle_rag_biomed import collections as coll
 from eagle_rag_biomed.ontology import EntityType, match_drug_entities, match_entities
 from eagle_rag_biomed.query_intent import Workflow
@@ -101,7 +105,7 @@ def supplement_entity_anchored_hits(ctx: HookContext, query: str, request: Searc
         return []
     services = ctx.services
     kb = request.kb_names[0] if len(request.kb_names) == 1 else None
-    found = services["registry"].lookup_document_ids_by_name_terms(terms, kb_name=kb, namespace=ctx.namespace)
+    found = services.registry.lookup_document_ids_by_name_terms(terms, kb_name=kb, namespace=ctx.namespace)
     doc_ids = _scope(request, found)[:MAX_DOCUMENT_IDS]
     if not doc_ids:
         ctx.log_decision("retrieve_plan", plugin="biomed", summary="supplement: no document named after "
@@ -109,7 +113,7 @@ def supplement_entity_anchored_hits(ctx: HookContext, query: str, request: Searc
         return []
     recall_top_k = seed_options(ctx.settings).collection_recall_top_k
     limit = supplement_limit(recall_top_k, len(doc_ids))
-    encoders, vectors = services["encoders"], services["vectors"]
+    encoders, vectors = services.encoders, services.vectors
     registered = {p.name for p in encoders.collections()}
     out: list[NodeWithScore] = []
     for collection, encoder in collections_for_intent(intent):

@@ -20,8 +20,7 @@ from typing import Any, Self
 
 import numpy as np
 
-from eagle_rag.encoders import DeterministicEncoder, EncoderLoadError, fit_to_dim
-from eagle_rag.protocols import Vector
+from eagle_rag.plugin_api import DeterministicEncoder, EncoderLoadError, Vector, fit_to_dim
 
 OPENCLIP_ARCH_ENV = "EAGLE_BIOMED_OPENCLIP_ARCH"
 OPENCLIP_PRETRAINED_ENV = "EAGLE_BIOMED_OPENCLIP_PRETRAINED"

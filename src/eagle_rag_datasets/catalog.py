@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.analysis import compact_name
+from eagle_rag.plugin_api import compact_name
 from eagle_rag_datasets.cards import DatasetCard
 from eagle_rag_datasets.engines import Engine, ScoringEngine
 from eagle_rag_datasets.engines.bm25 import BM25Engine

@@ -2,7 +2,7 @@
 
 * ``eagle_cli_register``: adds ``eagle-rag datasets search|check`` and ``eagle-rag eval datasets``.
 * ``eagle_register``: puts a :class:`~eagle_rag_datasets.service.DatasetsService` bound to the
-  ``cards_path`` plugin option into ``ctx.services["datasets"]`` (for the HTTP and MCP layers),
+  ``cards_path`` plugin option into the ``datasets`` extension of ``ctx.services`` (for the HTTP and MCP layers),
   and fails at start-up when that option names a missing file.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.hookspecs import hookimpl
+from eagle_rag.plugin_api import hookimpl
 from eagle_rag_datasets.errors import DatasetsError
 from eagle_rag_datasets.service import PLUGIN_NAME, DatasetsService
 
@@ -33,7 +33,8 @@ def eagle_register(ctx: Any, encoders: Any) -> None:
     if cards_path and not Path(str(cards_path)).is_file():
         raise DatasetsError(f"plugin option plugins.options.{PLUGIN_NAME}.cards_path: no such file: {cards_path}",
                             {"cards_path": str(cards_path)})
-    ctx.services.setdefault(PLUGIN_NAME, DatasetsService(cards_path=cards_path, options=options))
+    if ctx.services.extension(PLUGIN_NAME, DatasetsService) is None:
+        ctx.services.set_extension(PLUGIN_NAME, DatasetsService(cards_path=cards_path, options=options))
 
 
 @hookimpl

@@ -30,7 +30,7 @@ def configured_cards_path(options: Mapping[str, Any] | None = None) -> str | Non
     """The ``cards_path`` plugin option: from ``options`` when given, else from the settings."""
     if options is None:
         try:
-            from eagle_rag.settings import load_settings
+            from eagle_rag.plugin_api import load_settings
 
             options = load_settings().plugin_options(PLUGIN_NAME)
         except Exception as exc:  # settings are optional for this plugin: fall back to the bundle
@@ -65,7 +65,7 @@ def get_catalog(cards_path: str | Path | None = None, options: Mapping[str, Any]
 
 class DatasetsService:
     """The datasets service bound to one card source (what ``eagle_register`` puts in
-    ``ctx.services["datasets"]``)."""
+    ``ctx.services.extension("datasets", DatasetsService)``)."""
 
     def __init__(self, cards_path: str | Path | None = None, options: Mapping[str, Any] | None = None) -> None:
         self.cards_path = cards_path

@@ -5,7 +5,7 @@
   ``default``: served when the default namespace is, or when listed in ``mcp.extra_namespaces``).
 
 Both call the :class:`~eagle_rag_datasets.service.DatasetsService` that ``eagle_register`` put in
-``ctx.services["datasets"]`` (the bundled cards when it is absent). A
+``ctx.services.extension("datasets", DatasetsService)`` (the bundled cards when it is absent). A
 :class:`~eagle_rag_datasets.errors.DatasetsError` becomes the one error shape with its own code:
 a 400 over HTTP, an error envelope over MCP.
 """
@@ -16,11 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eagle_rag.api import ERROR_RESPONSES
-from eagle_rag.api.models import FilterValue, PlainText
-from eagle_rag.errors import EagleError, InvalidRequest
-from eagle_rag.hookspecs import hookimpl
-from eagle_rag.mcp_tools import McpTool
+from eagle_rag.plugin_api import ERROR_RESPONSES, EagleError, FilterValue, InvalidRequest, McpTool, PlainText, hookimpl
 from eagle_rag_datasets.errors import DatasetsError
 from eagle_rag_datasets.service import PLUGIN_NAME, DatasetsService
 
@@ -66,8 +62,8 @@ class DatasetsCheckBody(BaseModel):
 
 def service_for(engine: Any) -> DatasetsService:
     """The engine's datasets service, or one over the bundled cards."""
-    found = engine.ctx.services.get(PLUGIN_NAME)
-    return found if isinstance(found, DatasetsService) else DatasetsService()
+    found = engine.ctx.services.extension(PLUGIN_NAME, DatasetsService)
+    return found if found is not None else DatasetsService()
 
 
 def as_http_error(exc: DatasetsError) -> EagleError:

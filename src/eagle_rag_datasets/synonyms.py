@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from eagle_rag.analysis import analyze, normalize
+from eagle_rag.plugin_api import analyze, normalize
 from eagle_rag_datasets.errors import DatasetsError
 from eagle_rag_datasets.synonym_rules import validate_synonym_doc
 

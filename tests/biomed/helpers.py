@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from eagle_rag.audit import PluginAudit
-from eagle_rag.context import HookContext
+from eagle_rag.context import HookContext, Services
 from eagle_rag.encoders import EncoderRegistry
 from eagle_rag.settings import Settings, load_settings
 from eagle_rag.stores import milvus_schema as ms
@@ -39,7 +39,7 @@ def biomed_registry(settings: Settings, environ: dict[str, str] | None = None) -
 
 def hook_context(settings: Settings, encoders: EncoderRegistry | None = None, namespace: str = "biomed") -> HookContext:
     """A context in ``namespace`` whose services hold only ``encoders`` (unit tests of hooks)."""
-    services: dict[str, Any] = {} if encoders is None else {"encoders": encoders}
+    services = Services() if encoders is None else Services(encoders=encoders)
     return HookContext(namespace=namespace, settings=settings, audit=PluginAudit([]), services=services)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from eagle_rag.audit import PluginAudit
-from eagle_rag.context import HookContext
+from eagle_rag.context import HookContext, Services
 from eagle_rag.encoders import default_registry
 from eagle_rag.plugin_manager import build_plugin_manager
 from eagle_rag.protocols import ScoredId, StoreFilter
@@ -104,9 +104,10 @@ def context(tmp_path: Path, namespace: str = "biomed", options: Mapping[str, Any
         overrides["search"] = dict(search)
     settings = load_settings(environ={}, overrides=overrides)
     pm = build_plugin_manager(settings, environ={})
-    base = {"pm": pm, "encoders": registry(), "vectors": FakeVectors(), "registry": FakeRegistry()}
-    ctx = HookContext(namespace=namespace, settings=settings, audit=PluginAudit(),
-                      services={**base, **(services or {})})
+    given = dict(services or {})
+    base = Services(pm=given.get("pm", pm), encoders=given.get("encoders") or registry(),
+                    vectors=given.get("vectors") or FakeVectors(), registry=given.get("registry") or FakeRegistry())
+    ctx = HookContext(namespace=namespace, settings=settings, audit=PluginAudit(), services=base)
     ctx.extra["mode"] = mode
     return ctx
 

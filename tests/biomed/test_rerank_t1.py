@@ -80,7 +80,7 @@ def test_fuse_mode_mixes_the_incoming_and_cosine_ranks(tmp_path: Path) -> None:
 def test_passage_vectors_are_cached(tmp_path: Path) -> None:
     ctx = context(tmp_path)
     calls: list[int] = []
-    encoder = ctx.services["encoders"].get_encoder("pubmedbert")
+    encoder = ctx.services.encoders.get_encoder("pubmedbert")
     original = encoder.encode_passages
 
     def counting(texts: list[str]) -> list[list[float]]:

@@ -75,7 +75,7 @@ def test_rank_normalised_replaces_scores_by_their_rank_prior() -> None:
 
 def test_rank_normalise_option_feeds_the_cross_encoder_rank(tmp_path: Path) -> None:
     nodes = [hit("a", "unrelated words"), hit("b", "imatinib dosage 400 mg"), hit("c", "imatinib")]
-    raw = context(tmp_path, mode=SearchMode.FULL).services["encoders"].cross_encoder("medcpt-rerank").score_pairs(
+    raw = context(tmp_path, mode=SearchMode.FULL).services.encoders.cross_encoder("medcpt-rerank").score_pairs(
         "imatinib dosage", [n.node.text for n in nodes])
     for normalise, expected in (("minmax", minmax(raw)), ("rank", rank_normalised(raw))):
         ctx = context(tmp_path, mode=SearchMode.FULL, options={"tier2": {"normalise": normalise}})
@@ -132,7 +132,7 @@ def test_cross_encoder_in_full_mode(tmp_path: Path) -> None:
     ctx = context(tmp_path, mode=SearchMode.FULL)
     nodes = [hit("a", "unrelated words"), hit("b", "imatinib dosage 400 mg")]
     out = post_rrf_rerank(ctx, "imatinib dosage", nodes, REGULATORY)
-    raw = ctx.services["encoders"].cross_encoder("medcpt-rerank").score_pairs(
+    raw = ctx.services.encoders.cross_encoder("medcpt-rerank").score_pairs(
         "imatinib dosage", ["unrelated words", "imatinib dosage 400 mg"])
     by_id = {n.node_id: n.trail[-1].detail["ce_norm"] for n in out}
     assert [by_id["a"], by_id["b"]] == pytest.approx(minmax(raw))
@@ -149,7 +149,7 @@ def test_cross_encoder_reads_the_document_name_by_default(tmp_path: Path) -> Non
                               ({"tier2": {"with_name": False}}, ["unrelated words", "400 mg once daily"])):
         ctx = context(tmp_path, mode=SearchMode.FULL, options=options)
         seen: list[list[str]] = []
-        encoder = ctx.services["encoders"].cross_encoder("medcpt-rerank")
+        encoder = ctx.services.encoders.cross_encoder("medcpt-rerank")
         original = encoder.score_pairs
 
         def spy(query: str, texts: list[str], original=original, seen=seen) -> list[float]:
@@ -157,7 +157,7 @@ def test_cross_encoder_reads_the_document_name_by_default(tmp_path: Path) -> Non
             return original(query, texts)
 
         encoder.score_pairs = spy
-        ctx.services["encoders"].cross_encoder = lambda label, encoder=encoder: encoder
+        ctx.services.encoders.cross_encoder = lambda label, encoder=encoder: encoder
         post_rrf_rerank(ctx, "imatinib dosage", nodes, REGULATORY)
         assert seen == [passages]
 
@@ -168,7 +168,7 @@ def test_cross_encoder_failure_falls_back_to_the_incoming_order(tmp_path: Path) 
     def broken(label: str) -> object:
         raise RuntimeError("model missing")
 
-    ctx.services["encoders"].cross_encoder = broken
+    ctx.services.encoders.cross_encoder = broken
     nodes = [hit("a", "first"), hit("b", "second")]
     out = post_rrf_rerank(ctx, "query", nodes, QueryRetrievalIntent())
     assert [n.node_id for n in out] == ["a", "b"]

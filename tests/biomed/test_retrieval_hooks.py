@@ -59,7 +59,7 @@ def test_dense_suffix_can_be_switched_off(tmp_path: Path) -> None:
 
 def test_dense_suffix_auto_needs_a_real_pubmedbert(tmp_path: Path) -> None:
     ctx = context(tmp_path)  # deterministic registry: model_ref is the bundled bge-small stand-in
-    assert ctx.services["encoders"].spec("pubmedbert").model_ref == "bundled:bge-small-en-v1.5"
+    assert ctx.services.encoders.spec("pubmedbert").model_ref == "bundled:bge-small-en-v1.5"
     assert not rh.dense_suffix_on(ctx)
     from eagle_rag.encoders import default_registry
     from eagle_rag_biomed.encoders import register_encoders
@@ -68,7 +68,7 @@ def test_dense_suffix_auto_needs_a_real_pubmedbert(tmp_path: Path) -> None:
     configured = default_registry("deterministic")
     register_encoders(configured, parse_options({"encoder_mode": "deterministic"}),
                       environ={"EAGLE_BIOMED_PUBMEDBERT_MODEL": "/models/pubmedbert"})
-    ctx.services["encoders"] = configured
+    ctx.services.encoders = configured
     assert rh.dense_suffix_on(ctx)
 
 

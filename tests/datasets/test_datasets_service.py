@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from eagle_rag.context import Services
 from eagle_rag_datasets import DatasetsService, InvalidQueryError, datasets_check_ids, datasets_search
 from eagle_rag_datasets.catalog import DEFAULT_CARDS
 from eagle_rag_datasets.errors import DatasetsError
@@ -56,19 +57,19 @@ def test_catalog_cache_reloads_an_edited_file(tmp_path):
 
 
 def _ctx(options):
-    return SimpleNamespace(services={}, plugin_options=lambda name: dict(options))
+    return SimpleNamespace(services=Services(), plugin_options=lambda name: dict(options))
 
 
 def test_eagle_register_exposes_the_service():
     ctx = _ctx({"cards_path": str(MINI)})
     assert eagle_register(ctx=ctx, encoders=None) is None
-    service = ctx.services["datasets"]
+    service = ctx.services.extension("datasets", DatasetsService)
     assert isinstance(service, DatasetsService) and service.catalog().size == 12
     assert service.search("cMedQA", 1)["hits"][0]["id"] == "t/cmedqa"
     assert service.check_ids(["t/medqa"])["all_known"] is True
     default = _ctx({})
     eagle_register(ctx=default, encoders=None)
-    assert default.services["datasets"].catalog().size == 386
+    assert default.services.extension("datasets", DatasetsService).catalog().size == 386
 
 
 def test_eagle_register_fails_early_on_a_missing_file(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from eagle_rag.audit import PluginAudit
-from eagle_rag.context import HookContext
+from eagle_rag.context import HookContext, Services
 from eagle_rag.retrieve.cross_rerank import cross_encoder_rerank
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchMode
@@ -30,7 +30,7 @@ class StubRegistry:
 def ctx(mode, weight=1.0, pool=3):
     settings = load_settings(environ={}, overrides={"search": {"cross_encoder_weight": weight,
                                                                "cross_encoder_pool": pool}})
-    c = HookContext("default", settings, PluginAudit(), services={"encoders": StubRegistry()})
+    c = HookContext("default", settings, PluginAudit(), services=Services(encoders=StubRegistry()))
     c.extra["mode"] = mode
     return c
 

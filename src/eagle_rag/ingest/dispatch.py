@@ -64,7 +64,7 @@ def check_decision(ctx: HookContext, chunk: Chunk, decision: ChunkClassification
     Raises IngestError for a dimension mismatch or an unknown name, an encoder that cannot be loaded
     (:class:`EncoderLoadError`), or an image chunk without ``metadata["image_path"]``.
     """
-    encoders = ctx.services["encoders"]
+    encoders = ctx.services.encoders
     try:
         encoders.validate_plan(decision.collection, decision.encoder)
         encoders.get_encoder(decision.encoder)
@@ -96,7 +96,7 @@ def embed(ctx: HookContext, pm: Any, encoder: str, chunks: Sequence[Chunk]) -> l
     """
     if not chunks:
         return []
-    if ctx.services["encoders"].spec(encoder).modality is Modality.VISUAL:
+    if ctx.services.encoders.spec(encoder).modality is Modality.VISUAL:
         limit = ctx.settings.ingest.max_file_bytes
         out: list[list[float]] = []
         for start in range(0, len(chunks), VISUAL_BATCH):

@@ -124,7 +124,7 @@ class IngestOrchestrator:
         Raises:
             StoreUnavailable: when a store cannot be reached (the ingest stops; a re-run resumes it).
         """
-        registry = ctx.services["registry"]
+        registry = ctx.services.registry
         todo: list[tuple[ParsedDocument, str, DocumentRecord | None]] = []
         for doc in docs:
             digest = content_hash(doc)
@@ -193,16 +193,16 @@ class IngestOrchestrator:
     def _delete_everywhere(self, ctx: HookContext, document_id: str) -> None:
         services = ctx.services
         for collection in vector_collections(ctx):
-            if services["vectors"].has_collection(collection):
-                services["vectors"].delete_document(collection, document_id)
+            if services.vectors.has_collection(collection):
+                services.vectors.delete_document(collection, document_id)
         for collection in collection_names(ctx):
-            services["lexical_for"](collection).delete_document(document_id)
+            services.lexical_for(collection).delete_document(document_id)
 
     def delete_document(self, ctx: HookContext, document_id: str) -> bool:
         """Remove a document from every store and from the registry. False when unknown."""
-        if ctx.services["registry"].get(document_id) is None:
+        if ctx.services.registry.get(document_id) is None:
             return False
         self._delete_everywhere(ctx, document_id)
         for collection in collection_names(ctx):
-            ctx.services["lexical_for"](collection).commit()
-        return bool(ctx.services["registry"].delete(document_id))
+            ctx.services.lexical_for(collection).commit()
+        return bool(ctx.services.registry.delete(document_id))

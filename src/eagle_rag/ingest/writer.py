@@ -65,7 +65,7 @@ class Prepared:
 
 def collection_names(ctx: HookContext) -> list[str]:
     """Every collection the encoder registry knows (core and plugins)."""
-    return [profile.name for profile in ctx.services["encoders"].collections()]
+    return [profile.name for profile in ctx.services.encoders.collections()]
 
 
 def vector_collections(ctx: HookContext) -> list[str]:
@@ -88,10 +88,10 @@ def upsert_sentence_rows(ctx: HookContext, collection: str, rows: Sequence[Chunk
                          vectors: Sequence[list[float]]) -> int:
     """Write sentence rows of ``collection`` to its companion collection (created with the
     collection's profile when missing); returns the rows written."""
-    profile = ctx.services["encoders"].collection(collection)
+    profile = ctx.services.encoders.collection(collection)
     companion = sentence_collection(collection)
-    ctx.services["vectors"].ensure_collection(companion, profile.dim, profile.extra_output_fields, profile.metric)
-    return int(ctx.services["vectors"].upsert(companion, rows, vectors))
+    ctx.services.vectors.ensure_collection(companion, profile.dim, profile.extra_output_fields, profile.metric)
+    return int(ctx.services.vectors.upsert(companion, rows, vectors))
 
 
 class BatchWriter:
@@ -104,7 +104,7 @@ class BatchWriter:
               progress: ProgressFn | None) -> int:
         """Steps 1-3 of the module docstring. Returns the chunks embedded so far (for progress)."""
         services = ctx.services
-        registry, vectors, encoders = services["registry"], services["vectors"], services["encoders"]
+        registry, vectors, encoders = services.registry, services.vectors, services.encoders
         now = datetime.now(UTC)
         registry.upsert_many([p.record(DocumentStatus.PENDING, ctx.namespace, now) for p in batch if not p.served])
         groups: dict[tuple[str, str], list[Chunk]] = defaultdict(list)
@@ -132,11 +132,11 @@ class BatchWriter:
                                 chunks=chunks, vectors=vecs)
             if written is None:
                 vectors.upsert(collection, chunks, vecs)
-            services["lexical_for"](collection).add(chunks)
+            services.lexical_for(collection).add(chunks)
         for collection, rows, row_vecs in sentences:
             upsert_sentence_rows(ctx, collection, rows, row_vecs)
         for collection in dict.fromkeys(c for c, _, _ in embedded):
-            services["lexical_for"](collection).commit()
+            services.lexical_for(collection).commit()
         registry.upsert_many([p.record(DocumentStatus.COMPLETE, ctx.namespace, now) for p in batch])
         return done
 
@@ -159,7 +159,7 @@ class BatchWriter:
                 self._delete_where(ctx, {doc_id: new_ids}, lambda chunk_id, _doc: chunk_id in new_ids)
                 return
             self._delete_where(ctx, {doc_id: set()}, lambda _chunk, _doc: True)
-            ctx.services["registry"].set_status(doc_id, DocumentStatus.FAILED, error=error[:1000])
+            ctx.services.registry.set_status(doc_id, DocumentStatus.FAILED, error=error[:1000])
         except Exception:  # noqa: BLE001 - the failure is already being reported
             log.exception("rollback of %s failed", doc_id)
 
@@ -170,14 +170,14 @@ class BatchWriter:
         flt = StoreFilter(document_ids=tuple(sorted(docs)))
         deleted = 0
         for collection in vector_collections(ctx):
-            if services["vectors"].has_collection(collection):
-                refs = services["vectors"].chunk_refs(collection, flt)
+            if services.vectors.has_collection(collection):
+                refs = services.vectors.chunk_refs(collection, flt)
                 ids = [c for c, d in refs if d in docs and doomed(parent_chunk_id(c), d)]
                 if ids:
-                    removed = services["vectors"].delete_chunks(collection, ids)
+                    removed = services.vectors.delete_chunks(collection, ids)
                     deleted += 0 if collection.endswith(SENTENCE_SUFFIX) else removed
         for collection in collection_names(ctx):
-            lexical = services["lexical_for"](collection)
+            lexical = services.lexical_for(collection)
             ids = [c for c, d in lexical.chunk_refs(flt) if d in docs and doomed(c, d)]
             if ids:
                 lexical.delete_chunks(ids)

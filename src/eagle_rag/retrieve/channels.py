@@ -19,7 +19,7 @@ def _nodes(hits: Sequence[ScoredId], collection: str, stage: str) -> list[NodeWi
 def lexical_channel(ctx: HookContext, plan: CollectionQueryPlan, query: str, extra_terms: Sequence[str],
                     depth: int, flt: StoreFilter) -> list[NodeWithScore]:
     """BM25 hits of the plan's collection, ranked from 1 (stage ``bm25``)."""
-    index = ctx.services["lexical_for"](plan.collection)
+    index = ctx.services.lexical_for(plan.collection)
     hits = index.search(query, depth, flt, extra_terms=tuple(extra_terms))
     return _nodes(hits, plan.collection, "bm25")
 
@@ -32,7 +32,7 @@ repeat chunks; four times the depth leaves ``depth`` distinct chunks in practice
 def embed_query(ctx: HookContext, encoder: str, text: str, kind: str = "query") -> list[float]:
     """The vector of ``text`` for an encoder label (EMBED_TEXT hook; ``kind`` "query", or "passage"
     to embed the query as a passage: without the query instruction of an asymmetric model)."""
-    pm = ctx.services["pm"]
+    pm = ctx.services.pm
     vectors = call_hook(ctx, pm.hook.eagle_embed_text, None, encoder=encoder, texts=[text], kind=kind)
     if not vectors:
         raise RuntimeError(f"no plugin could embed with encoder {encoder!r}")
@@ -43,7 +43,7 @@ def dense_channel(ctx: HookContext, plan: CollectionQueryPlan, dense_query: str,
                   flt: StoreFilter) -> list[NodeWithScore]:
     """ANN hits of the plan's collection by cosine similarity, ranked from 1 (stage ``dense``)."""
     vector = embed_query(ctx, plan.encoder, dense_query)
-    hits = ctx.services["vectors"].search(plan.collection, vector, depth, flt)
+    hits = ctx.services.vectors.search(plan.collection, vector, depth, flt)
     return _nodes(hits, plan.collection, "dense")
 
 
@@ -56,7 +56,7 @@ def sentence_channel(ctx: HookContext, plan: CollectionQueryPlan, dense_query: s
     Chunks already in ``known`` (the other channels' hits) are reused; the rest are read from the
     vector store. The score is the cosine similarity of the best sentence.
     """
-    vectors = ctx.services["vectors"]
+    vectors = ctx.services.vectors
     companion = sentence_collection(plan.collection)
     if depth <= 0 or not vectors.has_collection(companion):
         return []

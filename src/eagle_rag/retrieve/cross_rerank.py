@@ -25,7 +25,7 @@ def cross_encoder_rerank(ctx: HookContext, query: str, nodes: Sequence[NodeWithS
         return None
     opts = ctx.settings.search
     pool = list(nodes[: opts.cross_encoder_pool])
-    encoder = ctx.services["encoders"].cross_encoder(CROSS_ENCODER_LABEL)
+    encoder = ctx.services.encoders.cross_encoder(CROSS_ENCODER_LABEL)
     scores = encoder.score_pairs(query, [n.node.text for n in pool])
     by_ce = ranked([n.scored("cross_encoder", float(s), 0) for n, s in zip(pool, scores, strict=True)],
                    "cross_encoder_rank")

@@ -105,9 +105,9 @@ class RetrieverOrchestrator:
     def _retrieve_plan(self, ctx: HookContext, request: SearchRequest, query: str,
                        plan: CollectionQueryPlan, flt: StoreFilter) -> list[NodeWithScore]:
         services = ctx.services
-        encoders = services["encoders"]
+        encoders = services.encoders
         encoders.validate_plan(plan.collection, plan.encoder)
-        if not services["vectors"].has_collection(plan.collection):
+        if not services.vectors.has_collection(plan.collection):
             ctx.log_decision("retrieve_plan", summary="collection missing", collection=plan.collection)
             return []
         expanded = call_hook(ctx, self.pm.hook.eagle_query_dense_expand, None, query=query, plan=plan)

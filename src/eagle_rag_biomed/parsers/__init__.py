@@ -11,8 +11,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from eagle_rag.errors import IngestError
-from eagle_rag.types import ParsedDocument
+from eagle_rag.plugin_api import IngestError, ParsedDocument
 from eagle_rag_biomed.parsers.abstract import looks_like_abstract
 from eagle_rag_biomed.parsers.common import PARSE_WARNINGS, Parser, SkippedRecord, sidecar_paths
 from eagle_rag_biomed.parsers.safety import check_allowed_root

@@ -10,8 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.errors import IngestError
-from eagle_rag.types import ParsedDocument, Section
+from eagle_rag.plugin_api import IngestError, ParsedDocument, Section
 from eagle_rag_biomed.parsers.common import decode_text, document_id, one_line, with_title
 
 KNOWN_LABELS = frozenset({

@@ -16,8 +16,7 @@ from typing import Any, cast
 
 from rdkit import Chem
 
-from eagle_rag.errors import IngestError
-from eagle_rag.types import ParsedDocument, Section
+from eagle_rag.plugin_api import IngestError, ParsedDocument, Section
 from eagle_rag_biomed.molecules import (
     describe,
     error_message,

@@ -17,8 +17,7 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
-from eagle_rag.errors import IngestError
-from eagle_rag.types import ParsedDocument, Section
+from eagle_rag.plugin_api import IngestError, ParsedDocument, Section
 from eagle_rag_biomed.parsers.common import document_id, one_line, sidecar_paths
 from eagle_rag_biomed.parsers.safety import MAX_IMAGE_PIXELS, check_pixels
 

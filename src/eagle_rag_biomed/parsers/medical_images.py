@@ -16,8 +16,7 @@ import numpy as np
 import pydicom
 from pydicom.errors import InvalidDicomError
 
-from eagle_rag.errors import IngestError
-from eagle_rag.types import ParsedDocument
+from eagle_rag.plugin_api import IngestError, ParsedDocument
 from eagle_rag_biomed.parsers.common import one_line
 from eagle_rag_biomed.parsers.images import image_document
 from eagle_rag_biomed.parsers.safety import MAX_DECOMPRESSED_BYTES, gunzip_bounded

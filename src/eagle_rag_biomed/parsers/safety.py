@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from xml.etree.ElementTree import Element, ParseError
 
-from eagle_rag.errors import IngestError
+from eagle_rag.plugin_api import IngestError
 
 MAX_IMAGE_PIXELS = 89_478_485
 """Largest image (width x height) a parser opens: Pillow's own default bomb limit, enforced as an error."""

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import Element
 
-from eagle_rag.errors import IngestError
-from eagle_rag.types import ParsedDocument, Section
+from eagle_rag.plugin_api import IngestError, ParsedDocument, Section
 from eagle_rag_biomed.parsers.common import document_id, one_line, unique
 from eagle_rag_biomed.parsers.safety import parse_xml
 from eagle_rag_biomed.parsers.spl_sections import LOINC_SECTIONS, PRODUCT_DATA, UNCLASSIFIED

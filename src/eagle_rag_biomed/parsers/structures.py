@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.errors import IngestError
-from eagle_rag.types import ParsedDocument, Section
+from eagle_rag.plugin_api import IngestError, ParsedDocument, Section
 from eagle_rag_biomed.parsers.common import decode_text, document_id, one_line, unique
 
 _CIF_TOKEN = re.compile(r"'([^']*)'(?=\s|$)|\"([^\"]*)\"(?=\s|$)|(#.*)|(\S+)")

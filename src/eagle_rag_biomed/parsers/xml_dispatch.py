@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from eagle_rag.errors import IngestError
-from eagle_rag.types import ParsedDocument
+from eagle_rag.plugin_api import IngestError, ParsedDocument
 from eagle_rag_biomed.parsers.pubmed import parse_pmc_root, parse_pubmed_root
 from eagle_rag_biomed.parsers.safety import parse_xml
 from eagle_rag_biomed.parsers.spl import is_spl, parse_spl_root

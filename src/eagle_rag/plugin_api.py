@@ -1,0 +1,140 @@
+"""The one surface a plugin may import from the core (docs/architecture.md, "Plugin API").
+
+A plugin (``eagle_rag_biomed``, ``eagle_rag_datasets`` or a third-party package) imports core
+names from this module only; ``tests/test_plugin_contract.py`` walks every plugin module and fails
+on any other ``eagle_rag`` import. Everything here is public and kept stable: hook markers, the
+typed objects that travel between stages, the hook context, the store and encoder protocols,
+the errors, the fusion primitives, the MCP tool description and a few text and path helpers.
+"""
+
+from __future__ import annotations
+
+from eagle_rag.analysis import analyze, cjk_ratio, compact_name, normalize
+from eagle_rag.api import ERROR_RESPONSES
+from eagle_rag.api.models import FilterValue, PlainText
+from eagle_rag.context import HookContext, Services, ServiceUnavailable
+from eagle_rag.core_defaults import MIXED_QUERY_MIN_CJK, MULTILINGUAL_COLLECTION, MULTILINGUAL_ENCODER
+from eagle_rag.demo import sample_dir
+from eagle_rag.encoders import (
+    BUNDLED_BGE_SMALL,
+    BUNDLED_MINILM_RERANKER,
+    CollectionProfile,
+    DeterministicCrossEncoder,
+    DeterministicEncoder,
+    EncoderLoadError,
+    EncoderRegistry,
+    EncoderSpec,
+    fit_to_dim,
+    load_native_cross_encoder,
+    load_native_text_encoder,
+)
+from eagle_rag.encoders.registry import EncoderFactory
+from eagle_rag.engine import Engine
+from eagle_rag.errors import EagleError, IngestError, InvalidRequest
+from eagle_rag.hookspecs import hookimpl
+from eagle_rag.ingest.dispatch import embed_input, is_visual_chunk
+from eagle_rag.ingest.parsers import file_document_id, record_document_id
+from eagle_rag.ingest.sources import allowed_ingest_roots, iter_source_files
+from eagle_rag.mcp_tools import McpTool
+from eagle_rag.protocols import CrossEncoder, StoreFilter, TextEncoder, Vector, VectorStore
+from eagle_rag.retrieve.channels import embed_query
+from eagle_rag.retrieve.fusion import (
+    inject_supplement_candidates,
+    is_injected,
+    merge_rrf,
+    sparse_overlap_score,
+)
+from eagle_rag.retrieve.safe_hooks import call_hook
+from eagle_rag.service import parse_mode
+from eagle_rag.settings import Settings, effective_settings, load_settings
+from eagle_rag.stores.filters import InvalidFilterError, validate_kb_name
+from eagle_rag.stores.registry import source_file_name
+from eagle_rag.types import (
+    Chunk,
+    ChunkClassification,
+    CollectionQueryPlan,
+    DocumentStatus,
+    EncoderMode,
+    ExpandedQuery,
+    Modality,
+    NodeWithScore,
+    ParsedDocument,
+    QueryRetrievalIntent,
+    QueryRouteDecision,
+    SearchMode,
+    SearchRequest,
+    Section,
+)
+
+__all__ = [
+    "BUNDLED_BGE_SMALL",
+    "BUNDLED_MINILM_RERANKER",
+    "ERROR_RESPONSES",
+    "MIXED_QUERY_MIN_CJK",
+    "MULTILINGUAL_COLLECTION",
+    "MULTILINGUAL_ENCODER",
+    "Chunk",
+    "ChunkClassification",
+    "CollectionProfile",
+    "CollectionQueryPlan",
+    "CrossEncoder",
+    "DeterministicCrossEncoder",
+    "DeterministicEncoder",
+    "DocumentStatus",
+    "EagleError",
+    "EncoderFactory",
+    "EncoderLoadError",
+    "EncoderMode",
+    "EncoderRegistry",
+    "EncoderSpec",
+    "Engine",
+    "ExpandedQuery",
+    "FilterValue",
+    "HookContext",
+    "IngestError",
+    "InvalidFilterError",
+    "InvalidRequest",
+    "McpTool",
+    "Modality",
+    "NodeWithScore",
+    "ParsedDocument",
+    "PlainText",
+    "QueryRetrievalIntent",
+    "QueryRouteDecision",
+    "SearchMode",
+    "SearchRequest",
+    "Section",
+    "ServiceUnavailable",
+    "Services",
+    "Settings",
+    "StoreFilter",
+    "TextEncoder",
+    "Vector",
+    "VectorStore",
+    "allowed_ingest_roots",
+    "analyze",
+    "call_hook",
+    "cjk_ratio",
+    "compact_name",
+    "effective_settings",
+    "embed_input",
+    "embed_query",
+    "file_document_id",
+    "fit_to_dim",
+    "hookimpl",
+    "inject_supplement_candidates",
+    "is_injected",
+    "is_visual_chunk",
+    "iter_source_files",
+    "load_native_cross_encoder",
+    "load_native_text_encoder",
+    "load_settings",
+    "merge_rrf",
+    "normalize",
+    "parse_mode",
+    "record_document_id",
+    "sample_dir",
+    "source_file_name",
+    "sparse_overlap_score",
+    "validate_kb_name",
+]
