@@ -158,57 +158,136 @@ def setup(tmp_path_factory):
         yield engine, recorder
 
 
-def test_ingest_hooks(setup):
+def _search(engine, query="imatinib", namespace=NS, **kw):
+    return engine.search(SearchRequest(query=query, namespace=namespace, top_k=5, **kw))
+
+
+def test_hook_eagle_register(setup):
     engine, rec = setup
     assert rec.calls["eagle_register"] == [None]
     assert engine.encoders.collection("test_extra").dim == 384
-    assert "note-1" in rec.calls["eagle_chunk_enrich"]
-    assert ("bge-small", "passage", 1) in rec.calls["eagle_embed_text"]
-    assert set(rec.calls["eagle_upsert_vectors"]) == {"test_extra", "eagle_text"}
-    ids = engine.lexical_for("test_extra").chunk_ids_for_document("note-1")
-    assert len(ids) == 1
-    hits = engine.search(SearchRequest(query="imatinib", namespace=NS, top_k=5)).hits
-    [hit] = [h for h in hits if h.id != "supp-1"]
-    assert hit.text == "ROUTE-ME imatinib kinase inhibitor note"  # enrich cannot rewrite text
-    assert hit.metadata["enriched"] is True and hit.id != "x" and hit.metadata["chunk_type"] == "special"
 
 
-def test_query_hooks_and_failure_isolation(setup):
-    engine, rec = setup
-    response = engine.search(SearchRequest(query="imatinib", namespace=NS, top_k=5, explain=True))
-    assert response.route["query"] == "imatinib kinase"
-    assert response.route["plans"] == ["test_extra"]
-    assert rec.calls["eagle_query_dense_expand"][-2:] == [None, "test_extra"]
-    assert rec.calls["eagle_rerank"]
-    # the supplement chunk was injected on top with +100
-    assert response.hits[0].id == "supp-1" and response.hits[0].score == pytest.approx(100.5)
-    # the failing RERANK_MERGED was logged and skipped
-    failures = [d for d in engine.audit.ring.recent(200) if d.category == "hook_failure"]
-    assert failures and failures[-1].plugin == "recorder" and "exploded" in failures[-1].summary
-
-
-def test_default_namespace_uses_core_defaults(setup):
+def test_hook_eagle_cli_register(setup):
     engine, _ = setup
-    response = engine.search(SearchRequest(query="warfarin bleeding", top_k=1))
-    assert response.route["plans"] == ["eagle_text"] and response.hits[0].path == "Other"
-
-
-def test_visual_and_surface_hooks(setup):
-    engine, _ = setup
-    pm, ctx = engine.pm, engine.request_context()
-    chunk = Chunk(id="i", text="", document_id="d", chunk_type="image")
-    assert pm.hook.eagle_classify_visual(ctx=ctx, chunk=chunk).collection == "visual"
-    assert pm.hook.eagle_embed_visual(ctx=ctx, encoder="clip", images=[b"x"]) == [[1.0]]
-    routes: list[str] = []
-    pm.hook.eagle_api_register(api=routes, engine=engine)
-    assert routes == ["route"]
-    assert ["tool"] in pm.hook.eagle_mcp_tools(engine=engine)
     cli, eval_cli = typer.Typer(), typer.Typer()
 
     @cli.command("noop")
     def noop() -> None:
         """A second command so that typer keeps sub-command names."""
 
-    pm.hook.eagle_cli_register(cli=cli, eval_cli=eval_cli)
+    engine.pm.hook.eagle_cli_register(cli=cli, eval_cli=eval_cli)
     result = CliRunner().invoke(cli, ["hello"])
     assert result.exit_code == 0 and "hello from plugin" in result.output
+
+
+def test_hook_eagle_api_register(setup):
+    engine, _ = setup
+    routes: list[str] = []
+    engine.pm.hook.eagle_api_register(api=routes, engine=engine)
+    assert routes == ["route"]
+
+
+def test_hook_eagle_mcp_tools(setup):
+    engine, _ = setup
+    assert ["tool"] in engine.pm.hook.eagle_mcp_tools(engine=engine)
+
+
+def test_hook_eagle_ingest_route_selector(setup):
+    engine, _ = setup
+    pm, ctx = engine.pm, engine.request_context()
+    assert pm.hook.eagle_ingest_route_selector(ctx=ctx, path=Path("x.note"), suffix=".note") == "note"
+    # not the plugin's file: the next implementation (the core default) answers
+    assert pm.hook.eagle_ingest_route_selector(ctx=ctx, path=Path("x.md"), suffix=".md") not in (None, "note")
+
+
+def test_hook_eagle_parse(setup):
+    engine, _ = setup
+    record = engine.registry.get("note-1")
+    assert record is not None and record.name == "Note" and record.kb_name == "k"
+
+
+def test_hook_eagle_chunk_enrich(setup):
+    engine, rec = setup
+    assert "note-1" in rec.calls["eagle_chunk_enrich"]
+    [hit] = [h for h in _search(engine).hits if h.id != "supp-1"]
+    assert hit.metadata["enriched"] is True
+    # enrich only: the plugin's "text" and "id" keys cannot rewrite the chunk
+    assert hit.text == "ROUTE-ME imatinib kinase inhibitor note" and hit.id != "x"
+
+
+def test_hook_eagle_classify_chunk(setup):
+    engine, _ = setup
+    assert len(engine.lexical_for("test_extra").chunk_ids_for_document("note-1")) == 1
+    [hit] = [h for h in _search(engine).hits if h.id != "supp-1"]
+    assert hit.metadata["chunk_type"] == "special"
+
+
+def test_hook_eagle_classify_visual(setup):
+    engine, _ = setup
+    chunk = Chunk(id="i", text="", document_id="d", chunk_type="image")
+    assert engine.pm.hook.eagle_classify_visual(ctx=engine.request_context(), chunk=chunk).collection == "visual"
+
+
+def test_hook_eagle_embed_text(setup):
+    _, rec = setup
+    # the recorder saw the call and returned None, so the core default embedded the passage
+    assert ("bge-small", "passage", 1) in rec.calls["eagle_embed_text"]
+
+
+def test_hook_eagle_embed_visual(setup):
+    engine, _ = setup
+    assert engine.pm.hook.eagle_embed_visual(ctx=engine.request_context(), encoder="clip", images=[b"x"]) == [[1.0]]
+
+
+def test_hook_eagle_upsert_vectors(setup):
+    _, rec = setup
+    assert set(rec.calls["eagle_upsert_vectors"]) == {"test_extra", "eagle_text"}
+
+
+def test_hook_eagle_query_assemble(setup):
+    engine, _ = setup
+    assert _search(engine, explain=True).route["query"] == "imatinib kinase"
+    assert _search(engine, "warfarin", namespace=None).route["query"] == "warfarin"
+
+
+def test_hook_eagle_classify_query(setup):
+    engine, _ = setup
+    assert _search(engine, explain=True).route["plans"] == ["test_extra"]
+    # outside the plugin's namespace the core default routes to the text collection
+    response = engine.search(SearchRequest(query="warfarin bleeding", top_k=1))
+    assert response.route["plans"] == ["eagle_text"] and response.hits[0].path == "Other"
+
+
+def test_hook_eagle_query_dense_expand(setup):
+    engine, rec = setup
+    _search(engine)
+    # once request-wide (plan None), then once per plan
+    assert rec.calls["eagle_query_dense_expand"][-2:] == [None, "test_extra"]
+
+
+def test_hook_eagle_rerank(setup):
+    engine, rec = setup
+    before = len(rec.calls.get("eagle_rerank", []))
+    _search(engine)
+    assert len(rec.calls["eagle_rerank"]) == before + 1
+
+
+def test_hook_eagle_retrieve_supplement(setup):
+    engine, _ = setup
+    assert "supp-1" in [h.id for h in _search(engine).hits]
+
+
+def test_hook_eagle_rrf_post_merge(setup):
+    engine, _ = setup
+    # the supplement chunk was injected on top: its 0.5 plus the injection offset of 100
+    top = _search(engine).hits[0]
+    assert top.id == "supp-1" and top.score == pytest.approx(0.5 + 100)
+
+
+def test_hook_eagle_rerank_merged(setup):
+    engine, _ = setup
+    _search(engine)
+    # the recorder's RERANK_MERGED raised: the failure is logged and the stage skipped
+    failures = [d for d in engine.audit.ring.recent(200) if d.category == "hook_failure"]
+    assert failures and failures[-1].plugin == "recorder" and "exploded" in failures[-1].summary

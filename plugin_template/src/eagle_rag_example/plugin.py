@@ -6,9 +6,7 @@ Every hook receives keyword arguments; take only the ones you need.
 
 from __future__ import annotations
 
-from eagle_rag.context import HookContext
-from eagle_rag.hookspecs import hookimpl
-from eagle_rag.types import ExpandedQuery, SearchRequest
+from eagle_rag.plugin_api import ExpandedQuery, HookContext, SearchRequest, hookimpl
 
 NAMESPACE = "example"
 
