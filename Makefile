@@ -17,7 +17,7 @@ $(BASE): pyproject.toml
 # from the local torch==2.13.0 file (a plain `torch` would pull a multi-GB CUDA build).
 $(DEV): $(BASE)
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[dev,transformers,biomed]"
+	$(BIN)/pip install -q -e ".[dev,transformers,biomed,langchain,llama-index]"
 	touch $@
 
 setup: $(BASE)
@@ -28,7 +28,7 @@ demo: $(BASE)
 
 lint: $(DEV)
 	$(BIN)/ruff check src tests bench
-	$(BIN)/mypy src/eagle_rag
+	$(BIN)/mypy src/eagle_rag src/eagle_rag_biomed src/eagle_rag_datasets
 
 test: $(DEV) lint
 	$(BIN)/pytest

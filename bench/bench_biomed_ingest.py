@@ -36,9 +36,9 @@ import numpy as np
 from rdkit import DataStructs
 
 from eagle_rag.types import ParsedDocument
-from eagle_rag_biomed.chemistry import FingerprintIndex, InvalidStructure, retrieve_compounds, tanimoto_numpy
-from eagle_rag_biomed.compound_names import load_drug_table
-from eagle_rag_biomed.compound_sdf import drugbank_sdf_text
+from eagle_rag_biomed.chem.fingerprints import FingerprintIndex, InvalidStructure, retrieve_compounds, tanimoto_numpy
+from eagle_rag_biomed.chem.names import load_drug_table
+from eagle_rag_biomed.chem.sdf_writer import drugbank_sdf_text
 from eagle_rag_biomed.parsers.abstract import parse_abstract
 from eagle_rag_biomed.parsers.compounds import parse_sdf
 from eagle_rag_biomed.parsers.spl import parse_spl

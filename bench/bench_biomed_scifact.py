@@ -46,13 +46,14 @@ from eagle_rag.ingest.sentences import sentence_chunks
 from eagle_rag.settings import load_settings
 from eagle_rag.stores.lexical import payload_to_chunk
 from eagle_rag.types import NodeWithScore, SearchMode, SearchRequest
-from eagle_rag_biomed import rerank_merged, retrieval_hooks
-from eagle_rag_biomed.collections import TEXT_BIOMED as COLLECTION
-from eagle_rag_biomed.late_interaction import PASSAGE_TOKENS, get_scorer
-from eagle_rag_biomed.model_signals import minmax, rank_normalised, rank_prior
-from eagle_rag_biomed.query_options import query_options, seed_options
-from eagle_rag_biomed.rerank_weights import weights_for
-from eagle_rag_biomed.scoring import enrich_file_names, passage_text
+from eagle_rag_biomed.encoders.late_interaction import PASSAGE_TOKENS, get_scorer
+from eagle_rag_biomed.hooks import query as retrieval_hooks
+from eagle_rag_biomed.names import Collection
+from eagle_rag_biomed.options import biomed_options
+from eagle_rag_biomed.rerank import tier2 as rerank_merged
+from eagle_rag_biomed.rerank.models import minmax, rank_normalised, rank_prior
+from eagle_rag_biomed.rerank.signals import enrich_file_names, passage_text
+from eagle_rag_biomed.rerank.weights import weights_for
 
 OFF: dict[str, bool | str] = {"assemble": False, "dense_suffix": False, "tier1": False, "supplement": False,
                                "inject": False, "tier2": False, "cross_encoder": False, "late_interaction": False}
@@ -303,8 +304,8 @@ def siblings(args: argparse.Namespace, data: Any) -> None:
     by_query = {q: r for q, r in recorded.items() if q in data.qrels}
     store: dict[str, float] = json.loads(Path(args.score_cache).read_text())
     with engine_for(args.data_dir, {}) as engine:
-        tier2 = query_options(engine.settings).tier2
-        labels = {"ce": seed_options(engine.settings).domain_rerank_encoder, "li": tier2.late_interaction_encoder}
+        tier2 = biomed_options(engine.settings).tier2
+        labels = {"ce": biomed_options(engine.settings).domain_rerank_encoder, "li": tier2.late_interaction_encoder}
         models = {"ce": engine.encoders.cross_encoder(labels["ce"]),
                   "li": get_scorer(labels["li"], tier2.late_interaction_tokens)}
         chunks_of = _chunks_by_record(engine)
@@ -347,7 +348,7 @@ def sentences(args: argparse.Namespace, data: Any) -> None:
     by_query = {q: r for q, r in recorded.items() if q in data.qrels}
     store: dict[str, float] = json.loads(Path(args.score_cache).read_text())
     with engine_for(args.data_dir, {}) as engine:
-        label = seed_options(engine.settings).domain_rerank_encoder
+        label = biomed_options(engine.settings).domain_rerank_encoder
         model = engine.encoders.cross_encoder(label)
         chunks_of = _chunks_by_record(engine)
         variants: dict[str, dict[str, Any]] = {}
@@ -388,12 +389,12 @@ def _record_id(node: NodeWithScore) -> str:
 
 def _chunks_by_record(engine: Engine) -> dict[str, list[NodeWithScore]]:
     """Every chunk of the biomed text collection, grouped by BEIR record id."""
-    lexical = engine.lexical_for(COLLECTION)
+    lexical = engine.lexical_for(Collection.TEXT_BIOMED)
     searcher = lexical._index.searcher()  # type: ignore[attr-defined]  # noqa: SLF001 - a bench reads the index
     out: dict[str, list[NodeWithScore]] = {}
     for _score, address in searcher.search(Query.all_query(), limit=max(1, lexical.count())).hits:
         chunk = payload_to_chunk(bytes(searcher.doc(address).get_first("payload") or b""))
-        node = NodeWithScore(node=chunk, score=0.0, collection=COLLECTION)
+        node = NodeWithScore(node=chunk, score=0.0, collection=Collection.TEXT_BIOMED)
         out.setdefault(_record_id(node), []).append(node)
     return out
 

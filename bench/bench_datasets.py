@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from eagle_rag_datasets import DatasetCatalog, DatasetQuery, Engine
-from eagle_rag_datasets.cards import DatasetCard
+from eagle_rag_datasets.catalog.cards import DatasetCard
 from eagle_rag_datasets.evaluate import read_queries
 
 ROOT = Path(__file__).resolve().parents[1]

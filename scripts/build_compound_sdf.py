@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from eagle_rag_biomed.compound_names import load_drug_table
-from eagle_rag_biomed.compound_sdf import write_drugbank_sdf
+from eagle_rag_biomed.chem.names import load_drug_table
+from eagle_rag_biomed.chem.sdf_writer import write_drugbank_sdf
 
 
 def main() -> None:

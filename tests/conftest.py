@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,8 @@ from eagle_rag.settings import Settings, load_settings
 from eagle_rag.types import Chunk, NodeWithScore
 
 DATA = Path(__file__).parent / "data"
+# A plugin failure that the plugin did not declare as expected fails the test (docs/architecture.md).
+os.environ.setdefault("EAGLE_RAG_STRICT_HOOKS", "1")
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 

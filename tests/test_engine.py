@@ -152,14 +152,24 @@ def test_bad_files_are_reported_and_skipped(engine, tmp_path):
     locked = tmp_path / "locked.txt"
     locked.write_text("secret", encoding="utf-8")
     locked.chmod(0)
-    report = engine.ingest([tmp_path, tmp_path / "missing.txt"], kb_name="test")
+    report = engine.ingest([tmp_path, tmp_path / "missing.txt"], kb_name="test", skip_missing=True)
     errors = {Path(f.path).name: f.error for f in report.failures}
-    assert report.documents == (2 if os.geteuid() == 0 else 1)  # root can read the locked file
-    assert "invalid JSON" in errors["bad.jsonl"] and "UTF-8" in errors["binary.txt"]
+    assert report.documents == (3 if os.geteuid() == 0 else 2)  # root can read the locked file
+    [cut] = report.record_failures  # the good record of bad.jsonl is kept, its cut-off last line reported
+    assert (Path(cut.file).name, cut.line) == ("bad.jsonl", 2) and "cut off" in cut.reason
+    assert "bad.jsonl" not in errors and "UTF-8" in errors["binary.txt"]
     assert "unsupported file type" in errors["unknown.xyz"] and "no such file" in errors["missing.txt"]
     if os.geteuid() != 0:  # root can read anything
         assert "cannot read" in errors["locked.txt"]
-    assert engine.registry.get("x") is None  # nothing of the bad JSONL was written
+    assert engine.registry.get("x").status is DocumentStatus.COMPLETE
+
+
+def test_a_missing_path_is_refused_before_anything_is_read(engine, tmp_path):
+    (tmp_path / "good.txt").write_text("Trastuzumab targets HER2.", encoding="utf-8")
+    with pytest.raises(InvalidRequest, match="no such file or folder") as raised:
+        engine.ingest([tmp_path / "good.txt", tmp_path / "missing.txt"], kb_name="refused")
+    assert raised.value.details["missing"] == [str(tmp_path / "missing.txt")]
+    assert engine.registry.list(kb_name="refused") == []  # good.txt was not ingested either
 
 
 def test_oversized_file_refused(tmp_path):

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from eagle_rag.encoders.registry import CollectionProfile
 from eagle_rag.engine import Engine
+from eagle_rag.errors import PluginUnavailable
 from eagle_rag.hookspecs import hookimpl
 from eagle_rag.retrieve.fusion import inject_supplement_candidates
 from eagle_rag.settings import load_settings
@@ -35,6 +36,7 @@ class Recorder:
 
     def __init__(self) -> None:
         self.calls: dict[str, list[Any]] = {}
+        self.explode: type[Exception] | None = None  # what RERANK_MERGED raises, when set
 
     def _log(self, hook: str, value: Any = None) -> None:
         self.calls.setdefault(hook, []).append(value)
@@ -57,6 +59,11 @@ class Recorder:
     @hookimpl
     def eagle_mcp_tools(self, engine):
         return ["tool"]
+
+    @hookimpl
+    def eagle_warm_up(self, ctx):
+        self._log("eagle_warm_up", ctx.namespace)
+        return ["test model"] if ctx.namespace == NS else None
 
     @hookimpl
     def eagle_ingest_route_selector(self, path: Path):
@@ -139,8 +146,8 @@ class Recorder:
 
     @hookimpl
     def eagle_rerank_merged(self, ctx, query, nodes, top_k):
-        if ctx.namespace == NS:
-            raise RuntimeError("cross-encoder exploded")
+        if ctx.namespace == NS and self.explode is not None:
+            raise self.explode("cross-encoder exploded")
         return None
 
 
@@ -191,6 +198,16 @@ def test_hook_eagle_api_register(setup):
 def test_hook_eagle_mcp_tools(setup):
     engine, _ = setup
     assert ["tool"] in engine.pm.hook.eagle_mcp_tools(engine=engine)
+
+
+def test_hook_eagle_warm_up(setup):
+    engine, rec = setup
+    ctx = engine.request_context(NS)
+    assert ["test model"] in engine.pm.hook.eagle_warm_up(ctx=ctx)
+    report = engine.warm_up()  # the default namespace: the recorder abstains, the core loads its models
+    assert rec.calls["eagle_warm_up"][-1] == "default" and "test model" not in report.loaded
+    assert "cross-encoder minilm-rerank" in report.loaded and engine.encoders.is_loaded("minilm-rerank")
+    assert "query encoder bge-small" in report.loaded and engine.encoders.is_loaded("bge-small")
 
 
 def test_hook_eagle_ingest_route_selector(setup):
@@ -286,8 +303,45 @@ def test_hook_eagle_rrf_post_merge(setup):
 
 
 def test_hook_eagle_rerank_merged(setup):
-    engine, _ = setup
-    _search(engine)
-    # the recorder's RERANK_MERGED raised: the failure is logged and the stage skipped
+    engine, rec = setup
+    plain = _search(engine)
+    assert plain.warnings == () and not engine.audit.degraded_plugins()
+
+
+@pytest.fixture
+def exploding(setup, monkeypatch):
+    engine, rec = setup
+    monkeypatch.setattr(rec, "explode", RuntimeError)
+    before = dict(engine.audit.hook_failures)
+    yield engine, rec, monkeypatch
+    engine.audit.hook_failures.clear()
+    engine.audit.hook_failures.update(before)
+
+
+def test_an_unexpected_plugin_failure_propagates_under_strict_hooks(exploding):
+    engine, _, monkeypatch = exploding
+    monkeypatch.setenv("EAGLE_RAG_STRICT_HOOKS", "1")
+    with pytest.raises(RuntimeError, match="exploded"):
+        _search(engine)
+
+
+def test_an_unexpected_plugin_failure_skips_the_stage_and_says_so(exploding):
+    engine, _, monkeypatch = exploding
+    monkeypatch.setenv("EAGLE_RAG_STRICT_HOOKS", "0")
+    response = _search(engine)
+    assert response.hits  # the answer still comes, in the order before Tier-2
+    assert response.warnings == ("stage rerank_merged skipped: recorder raised RuntimeError: cross-encoder exploded",)
     failures = [d for d in engine.audit.ring.recent(200) if d.category == "hook_failure"]
-    assert failures and failures[-1].plugin == "recorder" and "exploded" in failures[-1].summary
+    assert failures[-1].plugin == "recorder" and failures[-1].data["expected"] is False
+    assert engine.audit.degraded_plugins()["recorder"]["failures"] == {"eagle_rerank_merged": 1}
+
+
+def test_an_expected_plugin_failure_hands_the_stage_to_the_next_plugin(exploding):
+    engine, rec, monkeypatch = exploding
+    monkeypatch.setattr(rec, "explode", PluginUnavailable)
+    monkeypatch.setenv("EAGLE_RAG_STRICT_HOOKS", "1")  # declared failures are isolated even in strict mode
+    response = _search(engine)
+    assert response.hits
+    assert response.warnings == ("plugin recorder left out of stage rerank_merged: cross-encoder exploded",)
+    assert not engine.audit.degraded_plugins()  # expected: counted for /metrics, not a degraded plugin
+    assert engine.audit.hook_failures[("recorder", "eagle_rerank_merged", True)] == 1

@@ -82,3 +82,16 @@ def test_env_integers_round_trip(k):
 def test_loader_never_crashes_with_an_untyped_error(value):
     with contextlib.suppress(SettingsError):
         load_settings(environ={"EAGLE_RAG_ROUTER__HYBRID_ALPHA": value})
+
+
+def test_a_misspelt_env_block_is_a_warning_naming_the_nearest_block(caplog):
+    import logging
+
+    with caplog.at_level(logging.WARNING, logger="eagle_rag.settings"):
+        settings = load_settings(environ={"EAGLE_RAG_REGISTY__URL": "sqlite:///x.db", "EAGLE_RAG_STRICT_HOOKS": "1",
+                                          "EAGLE_RAG_ZZZQQ__X": "1"})
+    assert "EAGLE_RAG_REGISTY__URL is ignored: unknown settings block 'registy'; did you mean 'registry'?" \
+        in caplog.text
+    assert "EAGLE_RAG_ZZZQQ__X is ignored: unknown settings block 'zzzqq'; known: api, audit, encoders," in caplog.text
+    assert "STRICT_HOOKS" not in caplog.text  # a plain variable of another part of the program is not a block
+    assert settings.registry.url != "sqlite:///x.db"

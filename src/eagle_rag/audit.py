@@ -77,7 +77,28 @@ class PluginAudit:
         self.sinks: list[AuditSink] = [self.ring, *(sinks or [])]
         self.counts: Counter[str] = Counter()
         self.sink_errors: Counter[str] = Counter()
+        self.hook_failures: Counter[tuple[str, str, bool]] = Counter()
+        self.last_hook_failure: dict[str, str] = {}
         self._lock = threading.Lock()
+
+    def record_hook_failure(self, plugin: str, hook: str, error: str, expected: bool = False) -> None:
+        """Count a failed hook implementation (per plugin, hook and whether the plugin declared it as
+        expected) for ``/health`` and ``/metrics``."""
+        with self._lock:
+            self.hook_failures[(plugin, hook, expected)] += 1
+            if not expected:
+                self.last_hook_failure[plugin] = f"{hook}: {error}"
+
+    def degraded_plugins(self) -> dict[str, dict[str, Any]]:
+        """Plugin -> its unexpected failures by hook and the last one, for plugins that had any."""
+        with self._lock:
+            out: dict[str, dict[str, Any]] = {}
+            for (plugin, hook, expected), count in sorted(self.hook_failures.items()):
+                if expected:
+                    continue
+                entry = out.setdefault(plugin, {"failures": {}, "last": self.last_hook_failure.get(plugin, "")})
+                entry["failures"][hook] = count
+            return out
 
     def log_decision(self, category: str, plugin: str = "core", summary: str = "",
                      request_id: str = "", **data: Any) -> Decision:

@@ -15,9 +15,10 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.markup import escape
 from rich.table import Table
 
+from eagle_rag.cli_progress import CommandProgress
 from eagle_rag.errors import EagleError
 from eagle_rag.settings import Settings, SettingsError, describe_fields, effective_settings, flatten
 
@@ -41,26 +42,55 @@ def _engine(**overrides: Any) -> Any:
     return Engine(_settings(**overrides))
 
 
-def make_progress() -> Progress:
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeRemainingColumn(), console=err, transient=False,
-                    disable=not err.is_terminal and os.environ.get("EAGLE_RAG_PROGRESS") != "1")
+URL_OPTION = typer.Option("--url", help="send the command to this Eagle-RAG server (default: env EAGLE_RAG_URL, "
+                                        "else the server that owns the data folder)")
+API_KEY_OPTION = typer.Option("--api-key", help="X-API-Key for --url (default: env EAGLE_RAG_API_KEY)")
+LOCAL_OPTION = typer.Option("--local", help="open the data folder directly, not through a server")
+Url = Annotated[str | None, URL_OPTION]
+ApiKey = Annotated[str | None, API_KEY_OPTION]
+Local = Annotated[bool, LOCAL_OPTION]
 
 
-def ingest_with_progress(engine: Any, paths: list[Path], kb: str) -> Any:
-    with make_progress() as progress:
-        task = progress.add_task("embedding chunks", total=None)
+def target_for(url: str | None, api_key: str | None, local: bool) -> tuple[Settings, Any]:
+    """The settings and the :class:`~eagle_rag.connect.Target` of a command (see ``eagle_rag.connect``)."""
+    from eagle_rag.connect import resolve_target
 
-        def tick(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
+    settings = _settings()
+    return settings, resolve_target(settings, url, api_key, local)
 
-        return engine.ingest(paths, kb_name=kb, progress=tick)
+
+def ingest_with_progress(engine: Any, paths: list[Path], kb: str, **options: Any) -> Any:
+    """``engine.ingest`` with progress (a bar, or a plain line when stderr is no terminal) that counts
+    records from the first one."""
+    with CommandProgress("ingest", "records", console=err) as progress:
+        return engine.ingest(paths, kb_name=kb, progress=progress.update, **options)
+
+
+SHOWN_RECORD_FAILURES = 10
+"""Bad records the plain report lists (``--json`` gives every one)."""
 
 
 def print_report(report: Any) -> None:
-    console.print(f"ingested {report.documents} documents ({report.chunks} chunks) from {report.files} files; "
-                  f"{report.skipped_unchanged} unchanged, {report.replaced} replaced, "
-                  f"{len(report.failures)} failed")
+    """Counts, then per file with bad records its counts, then the first bad records and failed files."""
+    dry = getattr(report, "dry_run", False)
+    head = (f"dry run (nothing written): {report.documents} valid records" if dry
+            else f"ingested {report.documents} documents ({report.chunks} chunks)")
+    bad_records = getattr(report, "records_failed", 0)
+    console.print(f"{head} from {report.files} files; {report.skipped_unchanged} unchanged, "
+                  f"{report.replaced} replaced, {bad_records} bad records, {len(report.failures)} failed",
+                  soft_wrap=True)
+    for counts in getattr(report, "files_detail", ()):
+        if counts.failed or counts.stopped:
+            err.print(f"[yellow]{counts.path}[/]: {counts.records} records, {counts.ingested} "
+                      f"{'valid' if dry else 'ingested'}, {counts.skipped} unchanged, {counts.failed} bad",
+                      soft_wrap=True)
+            if counts.stopped:
+                err.print(f"  [red]{counts.stopped}[/]", soft_wrap=True)
+    failures = getattr(report, "record_failures", [])
+    for failure in failures[:SHOWN_RECORD_FAILURES]:
+        err.print(f"[yellow]bad record[/] {failure.describe()}", soft_wrap=True)
+    if len(failures) > SHOWN_RECORD_FAILURES:
+        err.print(f"... and {len(failures) - SHOWN_RECORD_FAILURES} more bad records (--json lists every one)")
     for failure in report.failures:
         err.print(f"[yellow]skipped[/] {failure.path}: {failure.error}")
     for warning in getattr(report, "warnings", ()):
@@ -68,17 +98,41 @@ def print_report(report: Any) -> None:
 
 
 @app.command()
-def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders")],
+def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", exists=True)],
            kb: Annotated[str, typer.Option("--kb", help="knowledge base name")] = "default",
-           json_out: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False) -> None:
-    """Ingest files and folders (text, Markdown, HTML, JSON, JSONL, BEIR corpus.jsonl)."""
-    with _engine() as engine:
-        report = ingest_with_progress(engine, paths, kb)
+           json_out: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+           url: Url = None, api_key: ApiKey = None, local: Local = False,
+           dry_run: Annotated[bool, typer.Option("--dry-run", help="parse and validate, report, write "
+                                                  "nothing")] = False,
+           max_errors: Annotated[int | None, typer.Option("--max-errors", min=0, help="bad records a file may have "
+                                                          "before it stops (default: ingest.max_record_errors)")
+                                 ] = None) -> None:
+    """Ingest files and folders (text, Markdown, HTML, JSON, JSONL, BEIR corpus.jsonl, CSV, TSV).
+
+    Multi-record files are read record by record: a bad record is reported with its line and the
+    rest of the file goes on. Exit code 1 when any file or record failed.
+    Through a server, the files are uploaded (a document's id then comes from its file name in the kb)."""
+    from eagle_rag.connect import open_backend
+    from eagle_rag.errors import IngestError
+
+    settings, target = target_for(url, api_key, local)
+    with open_backend(settings, target, "ingest") as backend:
+        if target.remote:
+            try:
+                report = backend.ingest(paths, kb_name=kb, dry_run=dry_run, max_errors=max_errors)
+            except IngestError as exc:
+                from eagle_rag.client import ingest_report
+
+                report = ingest_report(exc.details.get("report") or {})
+                if not report.failures:
+                    raise
+        else:
+            report = ingest_with_progress(backend, paths, kb, dry_run=dry_run, max_errors=max_errors)
     if json_out:
         print(json.dumps(report.to_dict(), indent=2))
     else:
         print_report(report)
-    if report.failures and not report.documents and not report.skipped_unchanged:
+    if report.any_failed:
         raise typer.Exit(1)
 
 
@@ -88,15 +142,31 @@ def search(query: Annotated[str, typer.Argument(help="the search text")],
            kb: Annotated[list[str] | None, typer.Option("--kb", help="restrict to kb name(s)")] = None,
            mode: Annotated[str, typer.Option(help="bm25 | dense | hybrid | full")] = "hybrid",
            explain: Annotated[bool, typer.Option("--explain", help="show the score trail")] = False,
-           json_out: Annotated[bool, typer.Option("--json", help="print the whole SearchResponse")] = False) -> None:
-    """Search the index."""
+           json_out: Annotated[bool, typer.Option("--json", help="print the whole SearchResponse")] = False,
+           offset: Annotated[int, typer.Option("--offset", help="hits to skip (page n of size k: n*k)")] = 0,
+           source_type: Annotated[list[str] | None, typer.Option("--source-type", help="keep these source types "
+                                                                 "(markdown, jsonl, ...)")] = None,
+           chunk_type: Annotated[list[str] | None, typer.Option("--chunk-type", help="keep these chunk types")] = None,
+           section: Annotated[list[str] | None, typer.Option("--section", help="keep these sections")] = None,
+           doc_type: Annotated[list[str] | None, typer.Option("--doc-type", help="keep these document types")] = None,
+           published_from: Annotated[str | None, typer.Option("--from", help="published on or after (YYYY[-MM[-DD]])")]
+           = None,
+           published_to: Annotated[str | None, typer.Option("--to", help="published on or before (YYYY[-MM[-DD]])")]
+           = None,
+           url: Url = None, api_key: ApiKey = None, local: Local = False) -> None:
+    """Search the index (through the server that owns the data folder, when one runs)."""
+    from eagle_rag.connect import open_backend
     from eagle_rag.service import parse_mode
     from eagle_rag.types import SearchRequest
 
     request = SearchRequest(query=query, top_k=k, kb_names=tuple(kb or ()), mode=parse_mode(mode),
-                            explain=explain)
-    with _engine() as engine:
-        response = engine.search(request)
+                            explain=explain, offset=offset, source_types=tuple(source_type or ()),
+                            chunk_types=tuple(chunk_type or ()), sections=tuple(section or ()),
+                            doc_types=tuple(doc_type or ()), published_from=published_from,
+                            published_to=published_to)
+    settings, target = target_for(url, api_key, local)
+    with open_backend(settings, target, "search") as backend:
+        response = backend.search(request)
     if json_out:
         print(json.dumps(response.to_dict(), ensure_ascii=False, indent=2, default=str))
         return
@@ -104,12 +174,15 @@ def search(query: Annotated[str, typer.Argument(help="the search text")],
 
 
 def print_response(response: Any, explain: bool = False) -> None:
+    for warning in getattr(response, "warnings", ()):
+        console.print(f"[yellow]warning[/]: {escape(warning)}")
     if not response.hits:
         console.print(f"[yellow]no results[/]: {response.empty_reason}")
         for name, count in response.excluded_by_filter.items():
             console.print(f"  filter {name} alone excludes {count} documents")
+        _print_dropped(response)
         return
-    for rank, hit in enumerate(response.hits, start=1):
+    for rank, hit in enumerate(response.hits, start=response.offset + 1):
         snippet = " ".join(hit.text.split())[:160]
         console.print(f"[bold]{rank}.[/] {hit.score:.4f} [cyan]{hit.document_id}[/] [dim]{hit.path}[/] "
                       f"({hit.match.value}, {hit.collection})")
@@ -118,15 +191,75 @@ def print_response(response: Any, explain: bool = False) -> None:
             for entry in hit.trail:
                 console.print(f"   [dim]{entry.stage}: rank {entry.rank} score {entry.score:.4f} "
                               f"{dict(entry.detail) if entry.detail else ''}[/]")
+    print_summary(response)
+
+
+def _print_dropped(response: Any) -> None:
+    dropped = getattr(response, "dropped", {}) or {}
+    reasons = {"semantic_floor": "semantic-only hits under the cosine floor",
+               "filters": "chunks outside the metadata filters"}
+    parts = [f"{n} {reasons.get(name, name)}" for name, n in dropped.items() if n]
+    if parts:
+        console.print(f"[dim]dropped: {'; '.join(parts)}[/]")
+
+
+def print_summary(response: Any) -> None:
+    """One line: which hits of how many, whether the list is complete; then what was dropped."""
+    first, last = response.offset + 1, response.offset + len(response.hits)
+    bound = "" if response.total_relation.value == "eq" else "at least "
+    console.print(f"hits {first}-{last} of {bound}{response.total}; exhaustive: {str(response.exhaustive).lower()}")
+    _print_dropped(response)
+
+
+@app.command()
+def delete(document_ids: Annotated[list[str], typer.Argument(help="document ids (as search hits show them)")],
+           url: Url = None, api_key: ApiKey = None, local: Local = False) -> None:
+    """Remove documents from every store and the registry (exit 1 when an id is unknown)."""
+    from eagle_rag.connect import open_backend
+    from eagle_rag.errors import NotFound
+
+    settings, target = target_for(url, api_key, local)
+    missing = []
+    with open_backend(settings, target, "delete") as backend:
+        for document_id in document_ids:
+            try:
+                if target.remote:
+                    backend.delete_document(document_id)
+                else:
+                    _delete_local(backend, document_id)
+            except NotFound:
+                missing.append(document_id)
+                err.print(f"[yellow]not found[/]: {escape(document_id)}")
+            else:
+                console.print(f"deleted {escape(document_id)}")
+    if missing:
+        raise typer.Exit(1)
+
+
+def _delete_local(engine: Any, document_id: str) -> None:
+    """As ``DELETE /documents/{id}``: every store, the registry and an uploaded source file. Raises NotFound."""
+    from eagle_rag.api.uploads import remove_upload
+    from eagle_rag.errors import NotFound
+
+    record = engine.registry.get(document_id)
+    if record is None or not engine.ingestor.delete_document(engine.request_context(), document_id):
+        raise NotFound(f"no document with id {document_id!r}", {"document_id": document_id})
+    remove_upload(record.source_uri, engine.settings.data_path)
 
 
 @app.command()
 def demo() -> None:
     """Ingest the bundled sample corpus (first run) and run representative queries."""
+    from eagle_rag.connect import require_local
     from eagle_rag.demo import run_demo
 
+    require_local(_settings(), "demo")
     with _engine() as engine:
-        run_demo(engine, console, ingest_with_progress)
+        report = run_demo(engine, console, ingest_with_progress)
+    if report.any_failed:
+        print_report(report)
+        err.print("[red]error[/]: the sample corpus did not ingest completely (see above)", soft_wrap=True)
+        raise typer.Exit(1)
 
 
 @config_app.command("show")
@@ -172,7 +305,7 @@ def registered_encoders(settings: Settings) -> Any:
 
 
 @eval_app.command("beir")
-def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder")],
+def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exists=True, file_okay=False)],
               split: Annotated[str, typer.Option(help="qrels split")] = "test",
               pipeline: Annotated[str, typer.Option(help="bm25|dense|hybrid|full|all")] = "all",
               limit_queries: Annotated[int | None, typer.Option(help="first N queries only")] = None,
@@ -187,12 +320,12 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder")],
     index_name = f"{directory.resolve().name}-{beir.corpus_fingerprint(data.corpus_path)}"
     target = data_dir or _settings().data_path / "beir" / index_name
     with _engine(data_dir=str(target)) as engine:
-        with make_progress() as progress:
-            task = progress.add_task(f"indexing {data.corpus_docs} documents", total=None)
-            rate = beir.ensure_index(engine, data, lambda d, t: progress.update(task, completed=d, total=t))
+        with CommandProgress("eval beir: indexing", "documents", data.corpus_docs, console=err) as progress:
+            rate = beir.ensure_index(engine, data, lambda done, _total: progress.update(done))
         results = []
         for mode in modes:
-            result = beir.run_pipeline(engine, data, mode)
+            with CommandProgress(f"eval beir: {mode.value}", "queries", len(data.queries), console=err) as progress:
+                result = beir.run_pipeline(engine, data, mode, progress=progress.update)
             result.ingest_docs_per_s = rate
             results.append(result)
     console.print(f"{directory} split={split} queries={len(data.queries)} index={target}")
@@ -209,17 +342,39 @@ def _register_plugin_commands() -> None:
     pm.hook.eagle_cli_register(cli=app, eval_cli=eval_app)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from eagle_rag import __version__
+
+        print(f"eagle-rag {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
+                                          help="print the version and exit")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="also show what the libraries log (gRPC, "
+                                          "pymilvus, numba) and the traceback of an unexpected error")] = False,
+) -> None:
+    """Eagle-RAG: offline biomedical retrieval."""
+    # --verbose is applied by main() before the command line is parsed (grpc reads its settings on import)
+
+
 def main(argv: list[str] | None = None) -> None:
-    logging.basicConfig(level=os.environ.get("EAGLE_RAG_LOG_LEVEL", "WARNING"),
-                        format="%(levelname)s %(name)s: %(message)s")
-    logging.getLogger("pymilvus").setLevel(logging.ERROR)
-    if os.environ.get("EAGLE_RAG_TRACE_HOOKS") in {"1", "true", "yes"}:
-        logging.getLogger("eagle_rag.hooks").setLevel(logging.INFO)
+    """The ``eagle-rag`` entry point: usage errors exit 2 with the usage line, any other error is one line
+    on stderr (exit 2 for bad input, 1 otherwise)."""
+    from eagle_rag.cli_help import tidy
+    from eagle_rag.cli_logging import setup, wants_verbose
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    verbose = wants_verbose(args)
     try:
+        setup(verbose)
+        if os.environ.get("EAGLE_RAG_TRACE_HOOKS") in {"1", "true", "yes"}:
+            logging.getLogger("eagle_rag.hooks").setLevel(logging.INFO)
         _register_plugin_commands()
-        rc = app(args=argv, standalone_mode=False)
-        if isinstance(rc, int) and rc:
-            sys.exit(rc)
+        tidy(typer.main.get_command(app)).main(args=args, prog_name="eagle-rag", standalone_mode=True)
     except EagleError as exc:
         err.print(f"[red]error[/] ({exc.code}): {exc.message}", soft_wrap=True)
         sys.exit(2 if exc.http_status < 500 else 1)
@@ -230,12 +385,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except typer.Abort:
         sys.exit(130)
-    except Exception as exc:  # noqa: BLE001 - the CLI never prints a traceback
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
+    except Exception as exc:  # noqa: BLE001 - no traceback unless --verbose
+        if verbose:
+            err.print_exception()
         err.print(f"[red]error[/]: {type(exc).__name__}: {exc}", soft_wrap=True)
         sys.exit(1)
 

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -25,14 +25,37 @@ def doctor(
                                                           "re-ingest restores them")]
     = False,
     json_out: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+    url: Annotated[str | None, typer.Option("--url", help="ask this Eagle-RAG server (default: env EAGLE_RAG_URL, "
+                                                          "else the server that owns the data folder)")] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="X-API-Key for --url (env EAGLE_RAG_API_KEY)")]
+    = None,
+    local: Annotated[bool, typer.Option("--local", help="open the data folder directly")] = False,
 ) -> None:
-    """Check every collection: each complete document has exactly its chunks in every store."""
+    """Check every collection: each complete document has exactly its chunks in every store.
+
+    While a server owns the data folder the check runs in it; ``--repair`` needs the folder to itself."""
     from eagle_rag import doctor as checks
+    from eagle_rag.connect import require_local, resolve_target
     from eagle_rag.engine import Engine
+    from eagle_rag.errors import InvalidRequest
     from eagle_rag.settings import load_settings
     from eagle_rag.stores.availability import is_unavailable, settings_unavailable
 
     settings = load_settings()
+    if repair:
+        if url:
+            raise InvalidRequest("doctor --repair works on the data folder itself, not over HTTP: run it on the "
+                                 "server's machine with the server stopped", {"field": "url"})
+        require_local(settings, "doctor --repair")
+    target = resolve_target(settings, url, api_key, local or repair)
+    if target.url is not None:
+        from eagle_rag.client import EagleClient
+
+        with EagleClient(target.url, api_key=target.api_key) as client:
+            report = report_from_dict(client.doctor())
+        _show(report, json_out)
+        return
+    require_local(settings, "doctor")
     with Engine(settings) as engine:
         try:
             report = checks.check(engine)
@@ -42,6 +65,20 @@ def doctor(
             if is_unavailable(exc):
                 raise settings_unavailable(exc, settings) from exc
             raise
+    _show(report, json_out)
+
+
+def report_from_dict(data: dict[str, Any]) -> DoctorReport:
+    """The :class:`DoctorReport` of ``GET /doctor`` (``DoctorReport.to_dict``)."""
+    from eagle_rag.doctor import DoctorReport, Finding
+
+    return DoctorReport(documents=dict(data.get("documents") or {}), chunks=dict(data.get("chunks") or {}),
+                        findings=[Finding(kind=f["kind"], document_id=f["document_id"], detail=f["detail"],
+                                          chunks=dict(f.get("chunks") or {})) for f in data.get("findings") or ()],
+                        actions=list(data.get("actions") or ()), repaired=bool(data.get("repaired")))
+
+
+def _show(report: DoctorReport, json_out: bool) -> None:
     if json_out:
         print(json.dumps(report.to_dict(), indent=2))
     else:

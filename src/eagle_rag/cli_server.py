@@ -5,57 +5,117 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
-from typing import Annotated
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any
 
 import typer
 
 log = logging.getLogger("eagle_rag.api")
-_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def _owning_server_class() -> type:
+    import uvicorn
+
+    class OwningServer(uvicorn.Server):
+        """A uvicorn server that runs ``on_exit`` after its graceful shutdown and before uvicorn re-raises
+        SIGTERM / SIGINT (which would end the process before any ``finally`` of the caller)."""
+
+        def __init__(self, config: uvicorn.Config, on_exit: Callable[[], None]) -> None:
+            super().__init__(config)
+            self._on_exit = on_exit
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            with super().capture_signals():
+                try:
+                    yield
+                finally:
+                    self._on_exit()
+
+    return OwningServer
+
+
+def owning_server(config: Any, on_exit: Callable[[], None]) -> Any:
+    """A uvicorn server for ``config`` that calls ``on_exit`` when it stops (uvicorn is imported lazily)."""
+    return _owning_server_class()(config, on_exit)
 
 
 def serve(
     host: Annotated[str | None, typer.Option(help="bind address (default: api.host, 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="port (default: api.port, 8000)")] = None,
+    insecure_no_key: Annotated[bool, typer.Option("--insecure-no-key", help="serve on a non-loopback address "
+                                                                          "without api.api_key")] = False,
 ) -> None:
-    """Serve the HTTP API (FastAPI + uvicorn): POST /search, /ingest, /documents/{id}, /health, /metrics."""
+    """Serve the HTTP API (FastAPI + uvicorn): POST /search, /ingest, /documents/{id}, /health, /metrics.
+
+    A host other than a loopback address (``--host 0.0.0.0``) needs ``api.api_key``, or
+    ``--insecure-no-key`` (refused otherwise, exit 2).
+
+    Before it reports ready it loads and runs every model the profile's queries use
+    (``Engine.warm_up``; ``api.warm_up: false`` skips it). The server owns the data folder: it writes
+    ``<data_dir>/server.json`` (URL, PID, version, start time), and every other command on the folder
+    goes through it until it stops (the file is removed on a clean exit, SIGTERM and SIGINT included; a
+    file left by a killed server is ignored)."""
     import uvicorn
 
     from eagle_rag.api import create_app
     from eagle_rag.api.logs import configure_logging
+    from eagle_rag.api.security import exposure_refusal, is_loopback
     from eagle_rag.engine import Engine
+    from eagle_rag.errors import InvalidRequest
+    from eagle_rag.server_file import ensure_folder_free, remove_server_file, server_url, write_server_file
     from eagle_rag.settings import load_settings
 
     settings = load_settings()
     configure_logging(settings.api.log_format, os.environ.get("EAGLE_RAG_LOG_LEVEL", "INFO"))
     bind_host, bind_port = host or settings.api.host, port or settings.api.port
-    if bind_host not in _LOOPBACK and not settings.api.api_key.get_secret_value():
-        log.warning("serving on %s without an API key: set EAGLE_RAG_API__API_KEY for deployments", bind_host)
+    refusal = exposure_refusal(bind_host, settings.api.api_key.get_secret_value(), insecure_no_key)
+    if refusal:
+        raise InvalidRequest(refusal, {"field": "host"})
+    settings = settings.model_copy(update={"api": settings.api.model_copy(update={"host": bind_host,
+                                                                                  "port": bind_port})})
+    ensure_folder_free(settings.data_path, settings.milvus_uri, "eagle-rag serve")
+    if not is_loopback(bind_host) and not settings.api.api_key.get_secret_value():
+        log.warning("serving on %s without an API key (--insecure-no-key)", bind_host)
     with Engine(settings) as engine:
         app = create_app(engine)
-        log.info("Eagle-RAG API on http://%s:%s (data dir %s)", bind_host, bind_port, settings.data_path)
-        uvicorn.run(app, host=bind_host, port=bind_port, access_log=False, log_config=None)
+        if engine.vectors.is_lite:
+            engine.vectors.client  # noqa: B018 - take the Milvus Lite lock before announcing the server
+        if settings.api.warm_up:
+            engine.warm_up()  # the first query then costs what the hundredth does
+        info = write_server_file(settings.data_path, server_url(bind_host, bind_port))
+        log.info("Eagle-RAG API on %s (data dir %s, PID %s)", info.url, settings.data_path, info.pid)
+        config = uvicorn.Config(app, host=bind_host, port=bind_port, access_log=False, log_config=None)
+        try:
+            owning_server(config, lambda: remove_server_file(settings.data_path)).run()
+        finally:
+            remove_server_file(settings.data_path)
 
 
 def mcp(
     transport: Annotated[str | None, typer.Option(help="stdio | http (default: mcp.transport)")] = None,
     host: Annotated[str | None, typer.Option(help="http bind address (default: mcp.host)")] = None,
     port: Annotated[int | None, typer.Option(help="http port (default: mcp.port, 8765)")] = None,
+    url: Annotated[str | None, typer.Option("--url", help="answer the tools through this Eagle-RAG server "
+                                                          "(default: env EAGLE_RAG_URL, else the folder's server)")]
+    = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="X-API-Key for --url (env EAGLE_RAG_API_KEY)")]
+    = None,
+    local: Annotated[bool, typer.Option("--local", help="open the data folder directly")] = False,
+    insecure_no_key: Annotated[bool, typer.Option("--insecure-no-key", help="serve HTTP on a non-loopback "
+                                                                          "address without api.api_key")] = False,
 ) -> None:
-    """Serve the read-only MCP tools (core_search, core_get_document, plugins' tools) over stdio or HTTP."""
-    from eagle_rag.engine import Engine
-    from eagle_rag.errors import InvalidRequest
-    from eagle_rag.mcp_server import run
+    """Serve the read-only MCP tools (core_search, core_get_document, plugins' tools) over stdio or HTTP.
+
+    When a server owns the data folder (or with --url), every tool is answered by that server."""
+    from eagle_rag.mcp_server import serve as serve_mcp
     from eagle_rag.settings import load_settings
 
-    settings = load_settings()
-    chosen = transport or settings.mcp.transport
-    if chosen not in ("stdio", "http"):
-        raise InvalidRequest(f"unknown transport {chosen!r}; valid values: stdio, http",
-                             {"field": "transport"})
-    with Engine(settings) as engine:
-        run(engine, chosen, host or settings.mcp.host, port or settings.mcp.port)
+    serve_mcp(load_settings(), transport, host, port, url=url, api_key=api_key, local=local,
+              insecure_no_key=insecure_no_key)
 
 
 def register_server_commands(app: typer.Typer) -> None:

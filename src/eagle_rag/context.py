@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from eagle_rag.encoders.registry import EncoderRegistry
     from eagle_rag.protocols import DocumentRegistry, LexicalIndex, VectorStore
+    from eagle_rag.stores.token_vectors import TokenVectorStore
 
 T = TypeVar("T")
 
@@ -58,6 +59,7 @@ class Services:
     registry: DocumentRegistry = _missing("registry")
     vectors: VectorStore = _missing("vectors")
     lexical_for: Callable[[str], LexicalIndex] = _missing("lexical_for")
+    tokens: TokenVectorStore = _missing("tokens")
     extensions: dict[str, object] = field(default_factory=dict)
 
     def has(self, name: str) -> bool:
@@ -89,6 +91,7 @@ class HookContext:
     extra: dict[str, Any] = field(default_factory=dict)
     services: Services = field(default_factory=Services)
     request_id: str = ""
+    warnings: list[str] = field(default_factory=list)
 
     def for_request(self, namespace: str | None = None) -> HookContext:
         return HookContext(
@@ -99,6 +102,11 @@ class HookContext:
             services=self.services,
             request_id=uuid.uuid4().hex[:16],
         )
+
+    def warn(self, message: str) -> None:
+        """Tell the caller of this request that its answer is degraded (once per distinct message)."""
+        if message not in self.warnings:
+            self.warnings.append(message)
 
     def plugin_options(self, name: str) -> dict[str, Any]:
         return self.settings.plugin_options(name)

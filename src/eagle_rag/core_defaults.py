@@ -8,15 +8,17 @@ calls for (a mixed query to both, fused by RRF).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.analysis import cjk_ratio
+from eagle_rag.analysis import CJK_MIN_RATIO, cjk_ratio
 from eagle_rag.context import HookContext
 from eagle_rag.hookspecs import hookimpl
 from eagle_rag.ingest.parsers import PARSERS, route_for_suffix
-from eagle_rag.retrieve.cross_rerank import cross_encoder_rerank
+from eagle_rag.ingest.record_readers import RECORD_READERS
+from eagle_rag.ingest.records import Record, RecordFailure
+from eagle_rag.retrieve.cross_rerank import CROSS_ENCODER_LABEL, cross_encoder_rerank
 from eagle_rag.types import (
     Chunk,
     ChunkClassification,
@@ -32,12 +34,21 @@ TEXT_COLLECTION = "eagle_text"
 TEXT_ENCODER = "bge-small"
 MULTILINGUAL_COLLECTION = "eagle_text_multilingual"
 MULTILINGUAL_ENCODER = "e5-multilingual"
-MIXED_QUERY_MIN_CJK = 0.05
+MIXED_QUERY_MIN_CJK = CJK_MIN_RATIO
 
 
 @hookimpl(trylast=True)
 def eagle_ingest_route_selector(path: Path) -> str | None:
     return route_for_suffix(path)
+
+
+@hookimpl(trylast=True)
+def eagle_parse_records(ctx: HookContext, path: Path, route: str, kb_name: str) -> (
+    Iterator[Record | RecordFailure] | None
+):
+    """The core's multi-record routes (JSONL, BEIR, JSON, CSV, TSV), read record by record."""
+    reader = RECORD_READERS.get(route)
+    return None if reader is None else reader(path, kb_name, ctx.settings.ingest.max_file_bytes)
 
 
 @hookimpl(trylast=True)
@@ -92,7 +103,14 @@ def eagle_query_dense_expand(query: str) -> ExpandedQuery:
 
 
 @hookimpl(trylast=True)
-def eagle_rerank_merged(ctx: HookContext, query: str, nodes: Sequence[NodeWithScore]) -> (
+def eagle_rerank_merged(ctx: HookContext, query: str, nodes: Sequence[NodeWithScore], request: SearchRequest) -> (
     list[NodeWithScore] | None
 ):
-    return cross_encoder_rerank(ctx, query, nodes)
+    return cross_encoder_rerank(ctx, query, nodes, request.mode)
+
+
+@hookimpl(trylast=True)
+def eagle_warm_up(ctx: HookContext) -> list[str]:
+    """The core's cross-encoder (Tier-2 of mode ``full`` when no plugin reranks), run on one pair."""
+    ctx.services.encoders.cross_encoder(CROSS_ENCODER_LABEL).score_pairs("aspirin dose", ["aspirin 100 mg daily"])
+    return [f"cross-encoder {CROSS_ENCODER_LABEL}"]

@@ -26,13 +26,17 @@ def demo_queries() -> list[dict[str, str]]:
     return [q for q in loaded if isinstance(q, dict) and q.get("query")]
 
 
-def run_demo(engine: Any, console: Console, ingest: Callable[[Any, list[Path], str], Any]) -> None:
+def run_demo(engine: Any, console: Console, ingest: Callable[[Any, list[Path], str], Any]) -> Any:
+    """Ingest the sample corpus into kb ``demo``, then run the demo queries. Returns the ingest report;
+    the queries run only when every file and record of the corpus was ingested."""
     started = time.perf_counter()
     corpus = [p for p in sorted(sample_dir().iterdir()) if p.is_dir()]
     report = ingest(engine, corpus, DEMO_KB)
     console.print(f"[bold]sample corpus[/]: {report.documents} documents indexed, "
                   f"{report.skipped_unchanged} already up to date, {len(report.failures)} failed "
                   f"({time.perf_counter() - started:.1f}s)")
+    if report.any_failed:
+        return report
     for item in demo_queries():
         response = engine.search(SearchRequest(query=item["query"], top_k=3, kb_names=(DEMO_KB,), explain=True))
         console.rule(f"[bold]{item['query']}[/]  [dim]{item.get('note', '')}[/]")
@@ -46,3 +50,4 @@ def run_demo(engine: Any, console: Console, ingest: Callable[[Any, list[Path], s
             console.print(f"{rank}. [cyan]{where}[/]  ({why})")
             console.print(f"   {' '.join(hit.text.split())[:150]}")
     console.print(f"[bold]done[/] in {time.perf_counter() - started:.1f}s")
+    return report

@@ -12,12 +12,17 @@ the same chunk ids, and across collections there are ``chunk_count`` of them. Fi
   two stores of a collection, or do not number ``chunk_count``;
 - ``sentences``: current chunks of a complete document in a collection of
   ``ingest.sentence_collections`` that have sentences but no sentence rows (the setting was turned
-  on after the document was ingested, or a crash came between the two writes).
+  on after the document was ingested, or a crash came between the two writes);
+- ``tokens``: current chunks of a complete document in a collection of
+  ``ingest.token_vector_collections`` without late-interaction token vectors
+  (:mod:`eagle_rag.stores.token_vectors`); token vectors of chunks that no vector collection holds
+  are an ``orphan`` finding (``token_vectors/tokens``).
 
 ``repair`` deletes orphan and stale chunks and turns pending and broken documents into ``failed``
 (their chunks removed) with the reason, so that running ``eagle-rag ingest`` on their sources
 again restores them (ingest redoes every document that is not complete). It writes the missing
-sentence rows from the stored chunks (embedding them), so no re-ingest is needed for those. Run it while no ingest
+sentence rows and token vectors from the stored chunks (embedding them), so no re-ingest is needed
+for those; token vectors go with every chunk it deletes. Run it while no ingest
 is running: a document being ingested is ``pending`` too.
 """
 
@@ -35,7 +40,7 @@ from eagle_rag.ingest.sentences import (
     sentence_collection,
     split_sentences,
 )
-from eagle_rag.ingest.writer import collection_names, embed_sentence_rows, upsert_sentence_rows
+from eagle_rag.ingest.writer import collection_names, embed_sentence_rows, embed_token_rows, upsert_sentence_rows
 from eagle_rag.protocols import DocumentRecord
 from eagle_rag.types import DocumentStatus
 
@@ -43,6 +48,8 @@ if TYPE_CHECKING:
     from eagle_rag.engine import Engine
 
 STORES = ("vectors", "lexical")
+TOKEN_ROWS = "token_vectors/tokens"
+"""Where a finding names token vectors that belong to no collection's chunk."""
 PAGE = 5000
 Refs = dict[str, dict[str, dict[str, set[str]]]]  # collection -> store -> document id -> chunk ids
 
@@ -171,7 +178,34 @@ def check(engine: Engine) -> DoctorReport:
         elif record.status is DocumentStatus.COMPLETE:
             found = _check_complete(record, refs)
             report.findings.extend(found or _check_sentences(engine, record, refs, covered))
+    report.findings.extend(_check_tokens(engine, refs, records))
     return report
+
+
+def _check_tokens(engine: Engine, refs: Refs, records: dict[str, DocumentRecord]) -> list[Finding]:
+    """``orphan`` findings for token vectors of chunks no vector collection holds, and ``tokens``
+    findings for current chunks of complete documents (collections of ``ingest.token_vector_collections``)
+    without token vectors."""
+    stored: dict[str, set[str]] = defaultdict(set)
+    for chunk_id, doc_id in engine.tokens.chunk_refs():
+        stored[doc_id].add(chunk_id)
+    held: dict[str, set[str]] = defaultdict(set)
+    for stores in refs.values():
+        for doc_id, ids in stores["vectors"].items():
+            held[doc_id] |= ids
+    out = [Finding("orphan", doc_id, "token vectors of chunks no collection holds", {TOKEN_ROWS: sorted(gone)})
+           for doc_id, ids in sorted(stored.items()) if (gone := ids - held[doc_id])]
+    for doc_id, record in sorted(records.items()):
+        if record.status is not DocumentStatus.COMPLETE:
+            continue
+        version = content_version(record.content_hash)
+        for collection in engine.settings.ingest.token_vector_collections:
+            ids = refs.get(collection, {}).get("vectors", {}).get(doc_id, set())
+            lacking = sorted(i for i in ids - stored[doc_id] if chunk_version(i) in (version, None))
+            if lacking:
+                out.append(Finding("tokens", doc_id, f"{len(lacking)} chunks without token vectors",
+                                   {f"{collection}/tokens": lacking}))
+    return out
 
 
 def _sentence_parents(engine: Engine) -> dict[str, set[str]]:
@@ -221,10 +255,11 @@ def repair(engine: Engine, report: DoctorReport) -> DoctorReport:
     doomed: dict[tuple[str, str], set[str]] = defaultdict(set)
     failed: dict[str, str] = {}
     backfill: dict[str, list[str]] = defaultdict(list)
+    tokens: dict[str, list[str]] = defaultdict(list)
     for finding in report.findings:
-        if finding.kind == "sentences":
+        if finding.kind in ("sentences", "tokens"):
             for where, ids in finding.chunks.items():
-                backfill[where.split("/")[0]].extend(ids)
+                (backfill if finding.kind == "sentences" else tokens)[where.split("/")[0]].extend(ids)
             continue
         if finding.kind in ("pending", "missing"):
             failed[finding.document_id] = f"doctor: {finding.detail}; re-ingest the source to restore it"
@@ -237,9 +272,12 @@ def repair(engine: Engine, report: DoctorReport) -> DoctorReport:
             collection, store = where.split("/")
             doomed[(collection, store)].update(ids)
     for (collection, store), chunk_ids in sorted(doomed.items()):
-        if store == "vectors":
+        if store == "tokens":
+            engine.tokens.delete_chunks(chunk_ids)
+        elif store == "vectors":
             engine.vectors.delete_chunks(collection, sorted(chunk_ids))
             _delete_sentence_rows(engine, collection, chunk_ids)
+            engine.tokens.delete_chunks(chunk_ids)
         else:
             index = engine.lexical_for(collection)
             index.delete_chunks(sorted(chunk_ids))
@@ -248,6 +286,10 @@ def repair(engine: Engine, report: DoctorReport) -> DoctorReport:
     for companion, parents in sorted(backfill.items()):
         written = _write_sentence_rows(engine, companion, parents)
         report.actions.append(f"wrote {written} sentence rows of {len(parents)} chunks to {companion}")
+    for collection, ids in sorted(tokens.items()):
+        chunks = engine.vectors.get_chunks(collection, ids)
+        written = engine.tokens.put(embed_token_rows(engine.ctx, engine.pm, collection, chunks))
+        report.actions.append(f"wrote token vectors of {written} chunks of {collection}")
     for doc_id, reason in sorted(failed.items()):
         engine.registry.set_status(doc_id, DocumentStatus.FAILED, error=reason[:1000])
         report.actions.append(f"marked {doc_id} failed for re-ingest ({reason})")

@@ -1,6 +1,7 @@
 """The engine: settings, plugins, encoders and stores wired together for one process.
 
-Building an Engine is cheap: stores connect and models load on first use.
+Building an Engine is cheap: stores connect and models load on first use, or all at once in
+:meth:`Engine.warm_up`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from eagle_rag.audit_sinks import build_audit
 from eagle_rag.context import HookContext, Services
 from eagle_rag.encoders.factory import default_registry
 from eagle_rag.encoders.registry import EncoderRegistry
+from eagle_rag.errors import InvalidRequest
 from eagle_rag.ingest.orchestrator import IngestOrchestrator, IngestReport, ProgressFn
 from eagle_rag.plugin_manager import build_plugin_manager
 from eagle_rag.protocols import LexicalIndex
@@ -24,6 +26,8 @@ from eagle_rag.stores.milvus import MilvusVectorStore
 from eagle_rag.stores.milvus_lexical import SUFFIX as MILVUS_LEXICAL_SUFFIX
 from eagle_rag.stores.milvus_lexical import MilvusLexicalIndex
 from eagle_rag.stores.registry import SqlDocumentRegistry
+from eagle_rag.stores.token_vectors import FILE_NAME as TOKEN_VECTORS_FILE
+from eagle_rag.stores.token_vectors import TokenVectorStore
 
 
 def build_encoders(settings: Settings) -> EncoderRegistry:
@@ -46,13 +50,15 @@ class Engine:
         self.audit = build_audit(self.settings)
         self.encoders = build_encoders(self.settings)
         self.registry = SqlDocumentRegistry(self.settings.registry_url)
-        self.vectors = MilvusVectorStore(self.settings.milvus_uri, db_name=self.settings.milvus.db_name)
+        self.vectors = MilvusVectorStore(self.settings.milvus_uri, db_name=self.settings.milvus.db_name,
+                                         token=self.settings.milvus.credentials())
+        self.tokens = TokenVectorStore(self.settings.data_path / TOKEN_VECTORS_FILE)
         self._lexical: dict[str, LexicalIndex] = {}
         self._lexical_lock = threading.Lock()
         self.ctx = HookContext(
             namespace=self.settings.plugins.default_namespace, settings=self.settings, audit=self.audit,
             services=Services(pm=self.pm, encoders=self.encoders, registry=self.registry,
-                              vectors=self.vectors, lexical_for=self.lexical_for),
+                              vectors=self.vectors, lexical_for=self.lexical_for, tokens=self.tokens),
         )
         self.pm.hook.eagle_register(ctx=self.ctx, encoders=self.encoders)
         self.ingestor = IngestOrchestrator(self.pm)
@@ -78,12 +84,31 @@ class Engine:
         return self.ctx.for_request(namespace)
 
     def ingest(self, paths: Sequence[Path | str], kb_name: str = "default",
-               progress: ProgressFn | None = None) -> IngestReport:
+               progress: ProgressFn | None = None, *, dry_run: bool = False,
+               max_errors: int | None = None, skip_missing: bool = False) -> IngestReport:
+        """Ingest files and folders record by record; see :mod:`eagle_rag.ingest.orchestrator`.
+
+        ``dry_run`` parses and validates only (nothing is written); ``max_errors`` overrides
+        ``ingest.max_record_errors``, the bad records a file may have before it stops.
+
+        Raises:
+            InvalidRequest: a path does not exist (before anything is read or written), unless
+                ``skip_missing`` is set: such a path is then a failure in the report.
+        """
         from eagle_rag.service import validate_kb_name
 
         validate_kb_name(kb_name)
+        if max_errors is not None and max_errors < 0:
+            raise InvalidRequest("max_errors must be 0 or more", {"field": "max_errors"})
+        given = [Path(p) for p in paths]
+        missing = [str(p) for p in given if not p.exists()]
+        if missing and not skip_missing:
+            raise InvalidRequest(f"no such file or folder: {', '.join(missing[:5])}"
+                                 + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""),
+                                 {"field": "paths", "missing": missing})
         ctx = self.request_context()
-        report = self.ingestor.ingest_paths(ctx, [Path(p) for p in paths], kb_name, progress)
+        report = self.ingestor.ingest_paths(ctx, given, kb_name, progress,
+                                            dry_run=dry_run, max_errors=max_errors)
         if report.chunks:
             self.flush()
         return report
@@ -96,6 +121,14 @@ class Engine:
             if self.vectors.has_collection(name):
                 self.vectors.flush(name)
 
+    def warm_up(self) -> Any:
+        """Load the models, vocabularies and stores the first query would load, and run each once,
+        so the first query costs what the hundredth does; returns a
+        :class:`eagle_rag.warm_up.WarmUpReport`. ``eagle-rag serve`` calls it before it reports ready."""
+        from eagle_rag.warm_up import warm_up
+
+        return warm_up(self)
+
     def search(self, request: Any) -> Any:
         from eagle_rag.service import search
 
@@ -106,6 +139,7 @@ class Engine:
         for index in self._lexical.values():
             index.close()
         self.vectors.close()
+        self.tokens.close()
         self.registry.close()
 
     def __enter__(self) -> Engine:

@@ -27,8 +27,12 @@ from eagle_rag.types import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from eagle_rag.context import HookContext
     from eagle_rag.encoders.registry import EncoderRegistry
+    from eagle_rag.ingest.records import ParseResult, RecordItem
+    from eagle_rag.stores.token_vectors import TokenVectors
 
 PROJECT = "eagle_rag"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -70,6 +74,18 @@ def eagle_mcp_tools(engine: Any) -> list[Any] | None:
     """
 
 
+@hookspec
+def eagle_warm_up(ctx: HookContext) -> list[str] | None:
+    """Load what the plugin's first query would otherwise load (models, vocabularies, side stores)
+    and run each model once on a tiny input (:meth:`eagle_rag.engine.Engine.warm_up`, called by
+    ``eagle-rag serve`` before it reports ready).
+
+    Return what was loaded, one short name each (``"cross-encoder medcpt-rerank"``), or None when the
+    plugin has nothing to load (e.g. ``ctx.namespace`` is not its own).
+    All non-None results are collected.
+    """
+
+
 # ----------------------------------------------------------------------------- ingest
 
 
@@ -84,13 +100,30 @@ def eagle_ingest_route_selector(ctx: HookContext, path: Path, suffix: str) -> st
 
 
 @hookspec(firstresult=True)
+def eagle_parse_records(ctx: HookContext, path: Path, route: str, kb_name: str) -> (
+    Iterator[RecordItem] | None
+):
+    """Stream the records of a multi-record source file, one at a time (PARSE, record by record).
+
+    Asked before ``eagle_parse``. Return None when the route is not this plugin's, else an iterator
+    (typically a generator that opens ``path`` itself) of ``Record`` (a good record), ``RecordFailure``
+    (a bad one: the file goes on) or plain ``ParsedDocument`` items (from
+    :mod:`eagle_rag.ingest.records`). The iterator may raise ``IngestError`` when the whole file
+    cannot be read. Memory should not depend on the file's size. The core answers for its routes
+    ``jsonl``, ``beir``, ``json``, ``csv`` and ``tsv``; a plugin that wants one of those routes
+    implements this hook. Stops at the first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
 def eagle_parse(ctx: HookContext, path: Path, route: str, data: bytes, kb_name: str) -> (
-    list[ParsedDocument] | None
+    list[ParsedDocument] | ParseResult | None
 ):
     """Parse the bytes of one source file into documents (PARSE).
 
     Return None when the route is not this plugin's; raise ``IngestError`` for a bad file.
-    A file may hold several documents (JSONL, a BEIR corpus). Stops at the first non-None result.
+    A file may hold several documents; a parser that skips bad records returns a ``ParseResult``
+    (documents and ``RecordFailure`` items) instead of a list. Stops at the first non-None result.
     """
 
 
@@ -155,6 +188,20 @@ def eagle_embed_visual(ctx: HookContext, encoder: str, images: Sequence[bytes]) 
 
 
 @hookspec(firstresult=True)
+def eagle_embed_tokens(ctx: HookContext, collection: str, chunks: Sequence[Chunk]) -> (
+    list[TokenVectors] | None
+):
+    """Late-interaction token vectors of chunks written to ``collection`` (a collection of
+    ``ingest.token_vector_collections``), kept in the token vector store
+    (:mod:`eagle_rag.stores.token_vectors`) so that a query encodes only itself.
+
+    Return one :class:`~eagle_rag.stores.token_vectors.TokenVectors` per chunk it can encode (a chunk
+    left out is encoded at query time), or None when the collection is not this plugin's.
+    Stops at the first non-None result.
+    """
+
+
+@hookspec(firstresult=True)
 def eagle_upsert_vectors(ctx: HookContext, collection: str, chunks: Sequence[Chunk],
                          vectors: Sequence[Sequence[float]]) -> int | None:
     """Write vectors of one collection (UPSERT_VECTORS). Return the number written, or None.
@@ -185,20 +232,20 @@ def eagle_classify_query(ctx: HookContext, request: SearchRequest, query: str) -
 
 
 @hookspec(firstresult=True)
-def eagle_query_dense_expand(ctx: HookContext, query: str, plan: CollectionQueryPlan | None) -> (
-    ExpandedQuery | None
-):
+def eagle_query_dense_expand(ctx: HookContext, query: str, plan: CollectionQueryPlan | None,
+                             request: SearchRequest) -> ExpandedQuery | None:
     """Rewrite the dense query and add sparse terms for one plan (QUERY_DENSE_EXPAND).
 
-    Called once with ``plan=None`` for the request-wide intent pass, then once per plan.
+    Called once with ``plan=None`` for the request-wide pass, then once per plan; ``query`` is the
+    assembled query, ``request`` the search request (its ``mode``, filters and ``top_k``).
     Stops at the first non-None result.
     """
 
 
 @hookspec(firstresult=True)
-def eagle_rerank(ctx: HookContext, query: str, plan: CollectionQueryPlan,
-                 nodes: Sequence[NodeWithScore]) -> list[NodeWithScore] | None:
-    """Tier-1 rerank of one plan's fused hits (RERANK).
+def eagle_rerank(ctx: HookContext, query: str, plan: CollectionQueryPlan, nodes: Sequence[NodeWithScore],
+                 request: SearchRequest) -> list[NodeWithScore] | None:
+    """Tier-1 rerank of one plan's fused hits (RERANK); ``request.mode`` says which pipeline runs.
 
     Return None to keep the order. Stops at the first non-None result.
     """
@@ -215,17 +262,21 @@ def eagle_retrieve_supplement(ctx: HookContext, query: str, request: SearchReque
 
 @hookspec(firstresult=True)
 def eagle_rrf_post_merge(ctx: HookContext, query: str, merged: Sequence[NodeWithScore],
-                         supplement: Sequence[NodeWithScore]) -> list[NodeWithScore] | None:
+                         supplement: Sequence[NodeWithScore], request: SearchRequest) -> list[NodeWithScore] | None:
     """Adjust the merged list after RRF, e.g. inject supplement hits (RRF_POST_MERGE).
+
+    ``request`` is the search request (``request.mode`` says which pipeline runs).
 
     Return None to keep the merged list. Stops at the first non-None result.
     """
 
 
 @hookspec(firstresult=True)
-def eagle_rerank_merged(ctx: HookContext, query: str, nodes: Sequence[NodeWithScore],
-                        top_k: int) -> list[NodeWithScore] | None:
+def eagle_rerank_merged(ctx: HookContext, query: str, nodes: Sequence[NodeWithScore], top_k: int,
+                        request: SearchRequest) -> list[NodeWithScore] | None:
     """Tier-2 rerank of the merged candidates (RERANK_MERGED).
+
+    ``request`` is the search request: the core's cross-encoder runs in mode ``full`` only.
 
     Return None to keep the order. Stops at the first non-None result.
     """

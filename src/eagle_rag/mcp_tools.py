@@ -1,9 +1,9 @@
-"""MCP tools: the read-only tool registry, the core tools, and what plugins add.
+"""MCP tools: the read-only tool registry, which namespaces are served, and what plugins add.
 
 A tool is an :class:`McpTool`: a name, a JSON schema for its arguments, and a handler called
-with the validated arguments as keywords that returns a JSON-able dict. Core tools are
-``core_search`` and ``core_get_document``; plugins add theirs through the ``eagle_mcp_tools``
-hook (e.g. ``biomed_query_entities``, ``datasets_search``)::
+with the validated arguments as keywords that returns a JSON-able dict. The core tools
+(``core_search``, ``core_get_document``) live in :mod:`eagle_rag.mcp_core_tools`; plugins add
+theirs through the ``eagle_mcp_tools`` hook (e.g. ``biomed_query_entities``, ``datasets_search``)::
 
     @hookimpl
     def eagle_mcp_tools(engine):
@@ -11,8 +11,9 @@ hook (e.g. ``biomed_query_entities``, ``datasets_search``)::
                         input_schema={"type": "object", "properties": {...}, "required": [...]},
                         handler=lambda entity, kb_name=None: resolve_entity(entity))]
 
-Only tools of the core, of the default namespace (``plugins.default_namespace``) and of
-``mcp.extra_namespaces`` are registered; every name passes :func:`assert_rag_only_tool_name`.
+A plugin's namespace is its name in ``plugins.enabled``. Served are the core tools and the tools
+of the default namespace (``plugins.default_namespace``) and of every enabled plugin, unless
+``mcp.namespaces`` narrows that set; every name passes :func:`assert_rag_only_tool_name`.
 Failures come back as the one error shape ``{"error": {"code", "message", "details"}}`` with
 codes ``invalid_request``, ``not_found``, ``encode_failed``, ``collection_missing``,
 ``search_failed`` (or the tool's own ``failure_code``).
@@ -26,41 +27,46 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from eagle_rag import service
 from eagle_rag.api.envelope import as_eagle_error, error_body
-from eagle_rag.types import SearchRequest, SearchResponse
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
+    from eagle_rag.settings import Settings
 
 log = logging.getLogger("eagle_rag.mcp")
 
 CORE_NAMESPACE = "core"
-FORBIDDEN_NAME_FRAGMENTS = ("execute_sql", "send_email", "mutate_", "write_db", "delete_", "drop_", "exec",
-                            "shell")
+FORBIDDEN_NAME_WORDS = ("exec", "execute", "eval", "shell", "sql", "mutate", "write", "insert", "update",
+                        "delete", "drop", "remove", "ingest", "send")
+"""Words a tool name may not contain as a whole part: tools that change data or run code."""
 _TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_NAME_PART = re.compile(r"[a-z]+|[0-9]+")
 
 
 class ToolRegistrationError(ValueError):
-    """A tool cannot be registered: unsafe or invalid name, duplicate, or invalid schema."""
+    """A tool cannot be registered: unsafe or invalid name, duplicate, invalid schema or namespace."""
+
+
+def name_parts(name: str) -> list[str]:
+    """The words of a tool name, lower-cased, split at ``_`` and between letters and digits."""
+    return _NAME_PART.findall(name.lower())
 
 
 def assert_rag_only_tool_name(name: str) -> str:
     """Return ``name`` when it is a plain read-only tool name; raise ToolRegistrationError otherwise.
 
-    Refused: names containing a fragment of :data:`FORBIDDEN_NAME_FRAGMENTS` (case-insensitive:
-    tools that mutate or execute have no place in a RAG data layer) and names that are not
-    1-64 lower-case letters, digits and ``_`` starting with a letter.
+    Refused: names with a part in :data:`FORBIDDEN_NAME_WORDS` (whole parts, case-insensitive:
+    ``biomed_exec`` and ``run_shell`` are refused, ``biomed_executive_summary`` is not) and names
+    that are not 1-64 lower-case letters, digits and ``_`` starting with a letter.
     """
     if not isinstance(name, str):
         raise ToolRegistrationError(f"MCP tool name must be a string, got {type(name).__name__}")
-    lowered = name.lower()
-    hits = [fragment for fragment in FORBIDDEN_NAME_FRAGMENTS if fragment in lowered]
+    hits = [part for part in name_parts(name) if part in FORBIDDEN_NAME_WORDS]
     if hits:
         raise ToolRegistrationError(f"MCP tool {name!r} refused: RAG-only tools may not mutate or execute "
                                     f"(name contains {', '.join(hits)})")
@@ -82,10 +88,23 @@ class McpTool:
     title: str = ""
     failure_code: str = "search_failed"
 
+    def describe(self) -> dict[str, Any]:
+        """The JSON form of the tool without its handler (``GET /tools``)."""
+        return {"name": self.name, "title": self.title, "description": self.description,
+                "namespace": self.namespace, "input_schema": dict(self.input_schema)}
+
 
 def tool_error(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
     """The one error shape, as a tool result."""
     return error_body(code, message, details)
+
+
+class ToolSource(Protocol):
+    """What an MCP server serves: a local :class:`ToolRegistry` or a server's tools over HTTP."""
+
+    def tools(self) -> list[McpTool]: ...
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]: ...
 
 
 class ToolRegistry:
@@ -156,79 +175,19 @@ class ToolRegistry:
                               {"error_type": type(exc).__name__})
 
 
-# --------------------------------------------------------------------------- core tools
-
-
-def guidance(response: SearchResponse, max_top_k: int) -> str:
-    """One sentence telling an agent whether to keep searching."""
-    if not response.hits:
-        why = response.empty_reason or "nothing matched"
-        excluded = ", ".join(f"{k} alone excludes {v} documents"
-                             for k, v in response.excluded_by_filter.items())
-        return (f"No results: {why}" + (f" ({excluded})" if excluded else "")
-                + ". The list is complete; repeating this query will not find more.")
-    if response.exhaustive:
-        return "This list is complete: every match is listed; a larger top_k finds nothing more."
-    return (f"More matches may exist: raise top_k (at most {max_top_k}) or narrow the query or kb_name "
-            "to see them.")
-
-
-def format_search(response: SearchResponse, text_chars: int, max_top_k: int) -> dict[str, Any]:
-    """The agent-facing form of a SearchResponse: ranked hits, completeness and, when empty, why."""
-    hits = []
-    for rank, hit in enumerate(response.hits, start=1):
-        text = " ".join(hit.text.split())
-        hits.append({"rank": rank, "chunk_id": hit.id, "document_id": hit.document_id,
-                     "document_name": str(hit.metadata.get("document_name", "")), "path": hit.path,
-                     "kb_name": str(hit.metadata.get("kb_name", "")), "collection": hit.collection,
-                     "score": hit.score, "match": hit.match.value, "text": text[:text_chars],
-                     "text_truncated": len(text) > text_chars})
-    return {"query": response.query, "hits": hits, "total": response.total, "exhaustive": response.exhaustive,
-            "empty_reason": response.empty_reason, "excluded_by_filter": dict(response.excluded_by_filter),
-            "guidance": guidance(response, max_top_k)}
-
-
-def core_tools(engine: Engine) -> list[McpTool]:
-    """``core_search`` and ``core_get_document``, with the limits of ``engine.settings``."""
-    mcp = engine.settings.mcp
-    max_query = engine.settings.search.max_query_chars
-
-    def core_search(query: str, top_k: int = mcp.default_top_k, kb_name: str | None = None) -> dict[str, Any]:
-        request = SearchRequest(query=query, top_k=top_k, kb_names=(kb_name,) if kb_name else ())
-        return format_search(service.search(engine, request), mcp.hit_text_chars, mcp.max_top_k)
-
-    def core_get_document(document_id: str) -> dict[str, Any]:
-        return service.get_document(engine, document_id)
-
-    search_schema = {
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "minLength": 1, "maxLength": max_query,
-                      "description": "what to look for (English or Chinese)"},
-            "top_k": {"type": "integer", "minimum": 1, "maximum": mcp.max_top_k,
-                      "default": mcp.default_top_k,
-                      "description": f"most hits to return (default {mcp.default_top_k}, "
-                                     f"at most {mcp.max_top_k})"},
-            "kb_name": {"type": "string", "pattern": r"^[A-Za-z0-9_.\-]{1,64}$",
-                        "description": "restrict to one knowledge base"},
-        },
-        "required": ["query"],
-    }
-    document_schema = {
-        "type": "object",
-        "properties": {"document_id": {"type": "string", "minLength": 1, "maxLength": 256,
-                                       "description": "a document_id from a search hit"}},
-        "required": ["document_id"],
-    }
-    return [
-        McpTool("core_search", "Search the indexed biomedical documents (hybrid BM25 + dense retrieval). "
-                "Returns ranked evidence chunks with their document and section path, says whether the list "
-                "is complete (`exhaustive`) and, when empty, why. Read-only.",
-                search_schema, core_search, title="Search documents"),
-        McpTool("core_get_document", "The registry record of one document (name, kb, source, status, chunk "
-                "count, tags). Read-only.", document_schema, core_get_document, title="Get a document",
-                failure_code="internal_error"),
-    ]
+def served_namespaces(settings: Settings) -> frozenset[str]:
+    """The namespaces whose tools are served: core, the default namespace and every enabled plugin's,
+    or core and ``mcp.namespaces`` when it is set. Raises ToolRegistrationError for a namespace in
+    ``mcp.namespaces`` that is neither the default one nor an enabled plugin's."""
+    available = {CORE_NAMESPACE, settings.plugins.default_namespace, *settings.plugins.enabled}
+    chosen = settings.mcp.namespaces
+    if not chosen:
+        return frozenset(available)
+    unknown = sorted(set(chosen) - available)
+    if unknown:
+        raise ToolRegistrationError(f"mcp.namespaces names {', '.join(unknown)}, which is neither the default "
+                                    f"namespace nor an enabled plugin; valid values: {', '.join(sorted(available))}")
+    return frozenset({CORE_NAMESPACE, *chosen})
 
 
 def plugin_tools(engine: Engine) -> list[McpTool]:
@@ -243,9 +202,10 @@ def plugin_tools(engine: Engine) -> list[McpTool]:
 
 
 def build_tool_registry(engine: Engine) -> ToolRegistry:
-    """Core tools plus the plugins' tools of the namespaces this engine serves."""
-    settings = engine.settings
-    registry = ToolRegistry([settings.plugins.default_namespace, *settings.mcp.extra_namespaces])
+    """The core tools plus the plugins' tools of the namespaces this engine serves."""
+    from eagle_rag.mcp_core_tools import core_tools
+
+    registry = ToolRegistry(served_namespaces(engine.settings))
     for tool in [*core_tools(engine), *plugin_tools(engine)]:
         registry.add(tool)
     return registry

@@ -9,9 +9,11 @@ the errors, the fusion primitives, the MCP tool description and a few text and p
 
 from __future__ import annotations
 
-from eagle_rag.analysis import analyze, cjk_ratio, compact_name, normalize
+from eagle_rag.analysis import analyze, cjk_ratio, compact_name, model_covers, normalize
 from eagle_rag.api import ERROR_RESPONSES
 from eagle_rag.api.models import FilterValue, PlainText
+from eagle_rag.cli_progress import CommandProgress
+from eagle_rag.connect import Target, open_backend, resolve_target
 from eagle_rag.context import HookContext, Services, ServiceUnavailable
 from eagle_rag.core_defaults import MIXED_QUERY_MIN_CJK, MULTILINGUAL_COLLECTION, MULTILINGUAL_ENCODER
 from eagle_rag.demo import sample_dir
@@ -28,16 +30,19 @@ from eagle_rag.encoders import (
     load_native_cross_encoder,
     load_native_text_encoder,
 )
-from eagle_rag.encoders.registry import EncoderFactory
+from eagle_rag.encoders.registry import NO_MODEL, EncoderFactory
 from eagle_rag.engine import Engine
-from eagle_rag.errors import EagleError, IngestError, InvalidRequest
+from eagle_rag.errors import EagleError, IngestError, InvalidRequest, NotFound, PluginUnavailable
 from eagle_rag.hookspecs import hookimpl
 from eagle_rag.ingest.dispatch import embed_input, is_visual_chunk
 from eagle_rag.ingest.parsers import file_document_id, record_document_id
+from eagle_rag.ingest.records import ParseResult, Record, RecordFailure
 from eagle_rag.ingest.sources import allowed_ingest_roots, iter_source_files
-from eagle_rag.mcp_tools import McpTool
+from eagle_rag.mcp_tools import McpTool, tool_error
 from eagle_rag.protocols import CrossEncoder, StoreFilter, TextEncoder, Vector, VectorStore
 from eagle_rag.retrieve.channels import embed_query
+from eagle_rag.retrieve.cross_rerank import STAGE as CROSS_ENCODER_STAGE
+from eagle_rag.retrieve.cross_rerank import skipped_for_language
 from eagle_rag.retrieve.fusion import (
     inject_supplement_candidates,
     is_injected,
@@ -49,6 +54,7 @@ from eagle_rag.service import parse_mode
 from eagle_rag.settings import Settings, effective_settings, load_settings
 from eagle_rag.stores.filters import InvalidFilterError, validate_kb_name
 from eagle_rag.stores.registry import source_file_name
+from eagle_rag.stores.token_vectors import TokenVectors
 from eagle_rag.types import (
     Chunk,
     ChunkClassification,
@@ -69,14 +75,17 @@ from eagle_rag.types import (
 __all__ = [
     "BUNDLED_BGE_SMALL",
     "BUNDLED_MINILM_RERANKER",
+    "CROSS_ENCODER_STAGE",
     "ERROR_RESPONSES",
     "MIXED_QUERY_MIN_CJK",
     "MULTILINGUAL_COLLECTION",
     "MULTILINGUAL_ENCODER",
+    "NO_MODEL",
     "Chunk",
     "ChunkClassification",
     "CollectionProfile",
     "CollectionQueryPlan",
+    "CommandProgress",
     "CrossEncoder",
     "DeterministicCrossEncoder",
     "DeterministicEncoder",
@@ -88,6 +97,7 @@ __all__ = [
     "EncoderRegistry",
     "EncoderSpec",
     "Engine",
+    "Target",
     "ExpandedQuery",
     "FilterValue",
     "HookContext",
@@ -96,11 +106,16 @@ __all__ = [
     "InvalidRequest",
     "McpTool",
     "Modality",
+    "NotFound",
     "NodeWithScore",
+    "ParseResult",
     "ParsedDocument",
     "PlainText",
+    "PluginUnavailable",
     "QueryRetrievalIntent",
     "QueryRouteDecision",
+    "Record",
+    "RecordFailure",
     "SearchMode",
     "SearchRequest",
     "Section",
@@ -109,6 +124,7 @@ __all__ = [
     "Settings",
     "StoreFilter",
     "TextEncoder",
+    "TokenVectors",
     "Vector",
     "VectorStore",
     "allowed_ingest_roots",
@@ -130,11 +146,16 @@ __all__ = [
     "load_native_text_encoder",
     "load_settings",
     "merge_rrf",
+    "model_covers",
     "normalize",
+    "open_backend",
     "parse_mode",
     "record_document_id",
+    "resolve_target",
     "sample_dir",
+    "skipped_for_language",
     "source_file_name",
+    "tool_error",
     "sparse_overlap_score",
     "validate_kb_name",
 ]

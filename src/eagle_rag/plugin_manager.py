@@ -8,10 +8,9 @@ implementation (unknown hook names or arguments fail here, naming the plugin and
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
@@ -62,23 +61,24 @@ def _register(pm: pluggy.PluginManager, plugin: object, name: str) -> None:
         raise PluginError(f"plugin {name!r} implements unknown hooks: {', '.join(unknown)}")
 
 
-def _traced(plugin_name: str, hook_name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        result = fn(*args, **kwargs)
-        verdict = "abstained" if result is None else f"answered ({type(result).__name__})"
-        log.info("hook %s: plugin %s %s", hook_name, plugin_name, verdict)
-        return result
+def _enable_tracing(pm: pluggy.PluginManager) -> Callable[[], None]:
+    """Log every hook call with the plugins asked and the outcome (pluggy's call monitoring).
 
-    return wrapper
+    Returns the function that switches the tracing off again.
+    """
 
+    def before(hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+        log.info("hook %s: asking %s", hook_name, ", ".join(impl.plugin_name for impl in reversed(impls)))
 
-def _enable_tracing(pm: pluggy.PluginManager) -> None:
-    for hook_name in dir(pm.hook):
-        if not hook_name.startswith("eagle_"):
-            continue
-        for impl in getattr(pm.hook, hook_name).get_hookimpls():
-            impl.function = _traced(impl.plugin_name, hook_name, impl.function)
+    def after(outcome: Any, hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+        if outcome.exception is not None:
+            log.info("hook %s: raised %s", hook_name, type(outcome.exception).__name__)
+            return
+        result = outcome.get_result()
+        verdict = "no answer" if result is None or result == [] else f"answered ({type(result).__name__})"
+        log.info("hook %s: %s", hook_name, verdict)
+
+    return pm.add_hookcall_monitoring(before, after)
 
 
 def build_plugin_manager(settings: Settings, extra_plugins: Iterable[tuple[str, object]] = (),

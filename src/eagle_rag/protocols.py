@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from eagle_rag.types import Chunk, DocumentStatus
+from eagle_rag.types import Chunk, DocumentStatus, MetadataFilter
 
 Vector = list[float]
 
@@ -24,11 +24,17 @@ class ScoredId:
 
 @dataclass(frozen=True)
 class StoreFilter:
-    """Scalar filters shared by the stores. Empty tuples mean "no restriction"."""
+    """Scalar filters shared by the stores. Empty tuples mean "no restriction".
+
+    ``metadata`` holds the filters on chunk attributes that not every store indexes: a store may
+    apply what it can (Milvus: ``source_type``) and the retrieval channels check every hit against
+    it (:func:`eagle_rag.retrieve.channels.keep_matching`). ``empty`` covers the store-level fields.
+    """
 
     kb_names: tuple[str, ...] = ()
     document_ids: tuple[str, ...] = ()
     chunk_types: tuple[str, ...] = ()
+    metadata: MetadataFilter | None = None
 
     @property
     def empty(self) -> bool:

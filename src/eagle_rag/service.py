@@ -11,12 +11,14 @@ import dataclasses
 import functools
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from eagle_rag import index_health
 from eagle_rag.context import HookContext
 from eagle_rag.errors import InvalidRequest, NotFound
 from eagle_rag.ingest.chunker import chunk_version, content_version
-from eagle_rag.protocols import StoreFilter
+from eagle_rag.protocols import DocumentRecord, StoreFilter
+from eagle_rag.retrieve.channels import RetrievalTally, tally
 from eagle_rag.retrieve.fusion import sparse_overlap_score
 from eagle_rag.retrieve.orchestrator import RetrievalResult
 from eagle_rag.stores import filters as store_filters
@@ -24,12 +26,14 @@ from eagle_rag.stores.availability import is_unavailable, settings_unavailable
 from eagle_rag.types import (
     DocumentStatus,
     MatchKind,
+    MetadataFilter,
     NodeWithScore,
     SearchHit,
     SearchMode,
     SearchRequest,
     SearchResponse,
     StageScore,
+    TotalRelation,
 )
 
 if TYPE_CHECKING:
@@ -59,9 +63,19 @@ def _normalised(request: SearchRequest) -> SearchRequest:
         mode = parse_mode(mode)
     if isinstance(request.top_k, bool) or not isinstance(request.top_k, int):
         raise InvalidRequest(f"top_k must be an integer, got {type(request.top_k).__name__}", {"field": "top_k"})
-    return dataclasses.replace(request, mode=mode, kb_names=_as_tuple("kb_names", request.kb_names),
-                               document_ids=_as_tuple("document_ids", request.document_ids),
-                               tags=_as_tuple("tags", request.tags))
+    if isinstance(request.offset, bool) or not isinstance(request.offset, int):
+        raise InvalidRequest(f"offset must be an integer, got {type(request.offset).__name__}", {"field": "offset"})
+    for name in ("published_from", "published_to"):
+        value = getattr(request, name)
+        if value is not None and not isinstance(value, str):
+            raise InvalidRequest(f"{name} must be a date string, got {type(value).__name__}", {"field": name})
+    lists: dict[str, Any] = {name: _as_tuple(name, getattr(request, name)) for name in FILTER_FIELDS}
+    lists["source_types"] = tuple(v.lower() if isinstance(v, str) else v for v in lists["source_types"])
+    if request.image is not None and not isinstance(request.image, bytes | bytearray):
+        raise InvalidRequest(f"image must be the bytes of an image file, got {type(request.image).__name__}",
+                             {"field": "image"})
+    has_image = request.has_image or request.image is not None
+    return dataclasses.replace(request, mode=mode, has_image=has_image, **lists)
 
 
 def _as_tuple(name: str, values: object) -> tuple[str, ...]:
@@ -73,6 +87,31 @@ def _as_tuple(name: str, values: object) -> tuple[str, ...]:
     if isinstance(values, (list, tuple)):
         return tuple(values)
     raise InvalidRequest(f"{name} must be a list of strings, got {type(values).__name__}", {"field": name})
+
+
+FILTER_FIELDS = ("kb_names", "document_ids", "tags", "source_types", "chunk_types", "sections", "doc_types")
+"""The list-valued filters of a :class:`SearchRequest`."""
+METADATA_FILTERS = ("source_types", "chunk_types", "sections", "doc_types", "published")
+"""The names under which the chunk-attribute filters are counted in ``excluded_by_filter``."""
+
+
+def check_query_image(engine: Engine, image: bytes) -> None:
+    """Refuse a query image that cannot be searched: empty, over ``ingest.max_file_bytes``, or with no
+    visual encoder that has a model (the message names the settings that would configure one).
+
+    Raises InvalidRequest.
+    """
+    if not image:
+        raise InvalidRequest("the query image is empty", {"field": "image"})
+    limit = engine.settings.ingest.max_file_bytes
+    if len(image) > limit:
+        raise InvalidRequest(f"the query image has {len(image)} bytes; the limit is {limit}",
+                             {"field": "image", "limit": limit})
+    usable, reasons = engine.encoders.visual_encoders()
+    if not usable:
+        raise InvalidRequest("a query image needs a visual encoder and none has a model; search by text, or "
+                             "configure one: " + ("; ".join(reasons) or "no visual encoder label is registered"),
+                             {"field": "image", "missing": reasons})
 
 
 def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:
@@ -92,8 +131,25 @@ def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:
     if not 1 <= request.top_k <= limits.max_top_k:
         raise InvalidRequest(f"top_k must be between 1 and {limits.max_top_k}, got {request.top_k}",
                              {"field": "top_k"})
-    for name, values in (("kb_names", request.kb_names), ("document_ids", request.document_ids),
-                         ("tags", request.tags)):
+    if request.offset < 0 or request.offset + request.top_k > limits.max_window:
+        raise InvalidRequest(f"offset + top_k must be at most search.max_window ({limits.max_window}) and "
+                             f"offset at least 0; got offset {request.offset}, top_k {request.top_k}",
+                             {"field": "offset", "limit": limits.max_window})
+    if request.image is not None:
+        check_query_image(engine, request.image)
+    for name in ("published_from", "published_to"):
+        value = getattr(request, name)
+        if value is not None:
+            try:
+                store_filters.validate_date_bound(value)
+            except store_filters.InvalidFilterError as exc:
+                raise InvalidRequest(f"{name}: {exc}", {"field": name}) from exc
+    if (request.published_from and request.published_to
+            and request.published_from[:len(request.published_to)] > request.published_to):
+        raise InvalidRequest(f"published_from {request.published_from} is after published_to "
+                             f"{request.published_to}", {"field": "published_from"})
+    for name in FILTER_FIELDS:
+        values = getattr(request, name)
         if len(values) > limits.max_filter_values:
             raise InvalidRequest(f"{name} has {len(values)} values; the limit is {limits.max_filter_values}",
                                  {"field": name})
@@ -107,8 +163,7 @@ def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:
         known = engine.registry.kb_names()
         unknown = sorted(set(request.kb_names) - known)
         if unknown:
-            raise NotFound(f"unknown kb name(s): {', '.join(unknown)}; known: {', '.join(sorted(known)) or 'none'}",
-                           {"field": "kb_names", "unknown": unknown, "known": sorted(known)})
+            raise NotFound(f"unknown kb name(s): {', '.join(unknown)}", {"field": "kb_names", "unknown": unknown})
     return request
 
 
@@ -138,7 +193,20 @@ def _filter_for(engine: Engine, request: SearchRequest) -> StoreFilter | None:
         doc_ids = tuple(sorted(set(doc_ids) & tagged)) if doc_ids else tuple(sorted(tagged))
         if not doc_ids:
             return None
-    return StoreFilter(kb_names=tuple(request.kb_names), document_ids=doc_ids)
+    return StoreFilter(kb_names=tuple(request.kb_names), document_ids=doc_ids, chunk_types=request.chunk_types,
+                       metadata=metadata_filter(request))
+
+
+def metadata_filter(request: SearchRequest) -> MetadataFilter | None:
+    """The chunk-attribute filters of ``request`` (None when it has none)."""
+    found = MetadataFilter(source_types=request.source_types, sections=request.sections,
+                           doc_types=request.doc_types, published_from=request.published_from,
+                           published_to=request.published_to)
+    return None if found.empty else found
+
+
+def _has_metadata_filters(request: SearchRequest) -> bool:
+    return bool(request.chunk_types) or metadata_filter(request) is not None
 
 
 def _excluded_by_filter(engine: Engine, request: SearchRequest) -> dict[str, int]:
@@ -201,33 +269,113 @@ def _retrieve_visible(engine: Engine, ctx: HookContext, request: SearchRequest,
 
 
 def search(engine: Engine, request: SearchRequest) -> SearchResponse:
-    """Run one search. Raises InvalidRequest / NotFound for bad input."""
+    """Run one search (see :func:`_search`); a degraded index is named in ``warnings`` and
+    ``empty_reason`` (:func:`eagle_rag.index_health.annotate`)."""
+    return index_health.annotate(engine, _search(engine, request))
+
+
+def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
+    """Run one search. Raises InvalidRequest / NotFound for bad input.
+
+    The ranking is cut from one candidate pool of ``offset + top_k`` hits at least (the retrieval
+    window), so pages of one query do not repeat each other while the window stays within
+    ``router.rerank_pool`` (a deeper window may let a reranker reorder the pool's tail).
+    ``total`` is the size of that pool after visibility, the semantic floor and the filters;
+    ``total_relation`` is ``gte`` when a candidate list was cut at its depth.
+    """
     started = time.perf_counter()
     request = validate_request(engine, request)
     ctx = engine.request_context(request.namespace)
     flt = _filter_for(engine, request)
     if engine.registry.count(status=DocumentStatus.COMPLETE) == 0:
         return SearchResponse(request.query, (), 0, True, request.mode, empty_reason="the index is empty: "
-                              "ingest documents first")
+                              "ingest documents first", offset=request.offset)
     if flt is None:
         return SearchResponse(request.query, (), 0, True, request.mode,
                               empty_reason="no document carries the requested tags",
-                              excluded_by_filter=_excluded_by_filter(engine, request))
-    result, nodes = _retrieve_visible(engine, ctx, request, flt)
-    nodes = _above_semantic_floor(engine, request.query, nodes)
-    hits = tuple(_to_hit(request.query, n, request.explain) for n in nodes[: request.top_k])
+                              excluded_by_filter=_excluded_by_filter(engine, request), offset=request.offset)
+    window = dataclasses.replace(request, top_k=request.offset + request.top_k, offset=0)
+    result, visible = _retrieve_visible(engine, ctx, window, flt)
+    nodes = _above_semantic_floor(engine, request.query, visible)
+    record = tally(ctx)
+    relation = TotalRelation.GTE if _maybe_more(engine, record) else TotalRelation.EQ
+    dropped = {name: n for name, n in (("semantic_floor", len(visible) - len(nodes)),
+                                       ("filters", len(record.filtered))) if n}
+    page = nodes[request.offset: request.offset + request.top_k]
+    hits = tuple(_to_hit(request.query, n, request.explain) for n in page)
     timings = {**result.timings_ms, "total": (time.perf_counter() - started) * 1000}
     route = {"query": result.query, "plans": [p.collection for p in result.decision.plans],
              "plans_with_hits": result.plans_run, "reason": result.decision.reason}
+    exhaustive = relation is TotalRelation.EQ and request.offset + request.top_k >= len(nodes)
     if hits:
-        return SearchResponse(request.query, hits, len(hits), len(nodes) < request.top_k, request.mode,
-                              route=route, timings_ms=timings)
-    excluded = _excluded_by_filter(engine, request) if (request.kb_names or request.document_ids
-                                                        or request.tags) else {}
-    reason = ("no indexed text matched the query" if not excluded
-              else "no document within the filters matched the query")
-    return SearchResponse(request.query, (), 0, True, request.mode, empty_reason=reason,
-                          excluded_by_filter=excluded, route=route, timings_ms=timings)
+        return SearchResponse(request.query, hits, len(nodes), exhaustive, request.mode, route=route,
+                              timings_ms=timings, total_relation=relation, offset=request.offset,
+                              dropped=dropped, warnings=tuple(ctx.warnings))
+    filtered = bool(request.kb_names or request.document_ids or request.tags or _has_metadata_filters(request))
+    excluded = _excluded_by_filter(engine, request) if filtered else {}
+    if _has_metadata_filters(request) and not (request.offset and nodes):
+        excluded.update(_excluded_by_metadata(engine, request))
+    if request.offset and nodes:
+        reason = f"the query has {len(nodes)} hits; offset {request.offset} is past the last one"
+    elif any(excluded.values()):
+        reason = "no document within the filters matched the query"
+    else:
+        reason = "no indexed text matched the query"
+    return SearchResponse(request.query, (), len(nodes), exhaustive, request.mode, empty_reason=reason,
+                          excluded_by_filter=excluded, route=route, timings_ms=timings, total_relation=relation,
+                          offset=request.offset, dropped=dropped, warnings=tuple(ctx.warnings))
+
+
+def _maybe_more(engine: Engine, record: RetrievalTally) -> bool:
+    """Whether matches may lie beyond the candidate pool: a list was cut at its depth, or a dense
+    list filled its depth with hits that clear their collection's semantic floor."""
+    return record.cut or any(low >= _semantic_floor(engine, collection)
+                             for collection, low in record.dense_tail.items())
+
+
+def _excluded_by_metadata(engine: Engine, request: SearchRequest) -> dict[str, int]:
+    """How many of the documents that match the query without the chunk-attribute filters each of
+    those filters excludes on its own (the query is run again without them)."""
+    loose = dataclasses.replace(request, source_types=(), chunk_types=(), sections=(), doc_types=(),
+                                published_from=None, published_to=None, offset=0,
+                                top_k=engine.settings.search.max_window)
+    flt = _filter_for(engine, loose)
+    if flt is None:
+        return {}
+    _, visible = _retrieve_visible(engine, engine.request_context(request.namespace), loose, flt)
+    nodes = _above_semantic_floor(engine, request.query, visible)
+    check = metadata_filter(request) or MetadataFilter()
+    asked = [name for name in METADATA_FILTERS
+             if (request.published_from or request.published_to if name == "published" else getattr(request, name))]
+    failing: dict[str, set[str]] = {name: set() for name in asked}
+    passing: dict[str, set[str]] = {name: set() for name in asked}
+    for n in nodes:
+        fails = set(check.failing(n.node))
+        if request.chunk_types and n.node.chunk_type not in request.chunk_types:
+            fails.add("chunk_types")
+        for name in asked:
+            (failing if name in fails else passing)[name].add(n.node.document_id)
+    return {name: len(failing[name] - passing[name]) for name in asked}
+
+
+def search_many(engine: Engine, requests: Sequence[SearchRequest]) -> list[SearchResponse]:
+    """Run several searches in order (``POST /search/batch``). Every request is validated before any
+    runs, so one bad request fails the batch with InvalidRequest naming its index."""
+    limit = engine.settings.api.max_batch
+    if not requests:
+        raise InvalidRequest("the batch has no searches", {"field": "searches"})
+    if len(requests) > limit:
+        raise InvalidRequest(f"the batch has {len(requests)} searches; the limit is api.max_batch ({limit})",
+                             {"field": "searches", "limit": limit})
+    for index, request in enumerate(requests):
+        try:
+            validate_request(engine, request)
+        except (InvalidRequest, NotFound) as exc:
+            exc.message = f"searches[{index}]: {exc.message}"
+            exc.details = {**exc.details, "index": index}
+            exc.args = (exc.message,)
+            raise
+    return [search(engine, request) for request in requests]
 
 
 SEMANTIC_STAGES = ("dense", "sentence")
@@ -276,6 +424,11 @@ def get_document(engine: Engine, document_id: str) -> dict[str, object]:
     record = engine.registry.get(document_id)
     if record is None:
         raise NotFound(f"no document with id {document_id!r}", {"document_id": document_id})
+    return document_to_dict(record)
+
+
+def document_to_dict(record: DocumentRecord) -> dict[str, object]:
+    """The JSON form of a registry record (``GET /documents/{id}``)."""
     return {"id": record.id, "kb_name": record.kb_name, "name": record.name, "source_uri": record.source_uri,
             "status": record.status.value, "chunk_count": record.chunk_count, "tags": list(record.tags),
             "content_hash": record.content_hash, "created_at": record.created_at.isoformat(),

@@ -9,8 +9,10 @@ where its value came from (``default``, ``profile:NAME``, ``file:PATH`` or ``env
 from __future__ import annotations
 
 import copy
+import difflib
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,6 +24,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from eagle_rag.types import EncoderMode, HybridMode
 
 ENV_PREFIX = "EAGLE_RAG_"
+log = logging.getLogger(__name__)
 
 
 class _Block(BaseModel):
@@ -69,6 +72,18 @@ class RouterSettings(_Block):
 class MilvusSettings(_Block):
     uri: str = Field("", description="Milvus URI; empty = Milvus Lite file under data_dir")
     db_name: str = Field("default", description="Milvus database (server only)")
+    token: SecretStr = Field(SecretStr(""), description="Milvus server token, e.g. user:password or an API key "
+                                                        "(env EAGLE_RAG_MILVUS__TOKEN); empty = none")
+    user: str = Field("", description="Milvus server user (with milvus.password; ignored when milvus.token is set)")
+    password: SecretStr = Field(SecretStr(""), description="Milvus server password (env "
+                                                           "EAGLE_RAG_MILVUS__PASSWORD)")
+
+    def credentials(self) -> str:
+        """The token ``MilvusClient`` is given: ``milvus.token``, else ``user:password``, else empty."""
+        token = self.token.get_secret_value()
+        if token:
+            return token
+        return f"{self.user}:{self.password.get_secret_value()}" if self.user else ""
 
 
 class LexicalSettings(_Block):
@@ -97,19 +112,33 @@ class EncoderSettings(_Block):
 class IngestSettings(_Block):
     chunk_chars: int = Field(1500, ge=100, le=20000, description="target chunk size in characters")
     chunk_overlap: int = Field(150, ge=0, le=5000, description="overlap between split chunks")
-    max_file_bytes: int = Field(50_000_000, ge=1, description="files over this are refused")
+    max_file_bytes: int = Field(50_000_000, ge=1, description="files over this are refused; multi-record files "
+                                "(JSONL, JSON, CSV, TSV) are read record by record, any size, and it bounds one record")
+    max_record_errors: int | None = Field(
+        None, ge=0, description="bad records a file may have before its ingest stops (the records before stay "
+        "written); unset = the larger of 1,000 and 1% of the records read so far"
+    )
     allowed_roots: list[str] = Field(default_factory=list, description="server-side ingest roots")
     commit_every: int = Field(2000, ge=1, description="chunks between lexical-index commits")
     sentence_collections: list[str] = Field(
         default_factory=list, description="collections whose chunks also get one vector per sentence, in the "
         "companion collection <name>__sentences (the sentence channel; about 3x the embedding work)"
     )
+    token_vector_collections: list[str] = Field(
+        default_factory=list, description="collections whose chunks also get late-interaction token vectors "
+        "(eagle_embed_tokens) in <data_dir>/token_vectors.sqlite, so a query encodes only itself"
+    )
 
 
 class SearchSettings(_Block):
     max_query_chars: int = Field(2000, ge=1, description="longer queries are refused")
     max_top_k: int = Field(100, ge=1, le=1000, description="largest top_k a request may ask")
-    max_filter_values: int = Field(100, ge=1, description="most ids/kb names/tags per request")
+    max_window: int = Field(100, ge=1, le=1000, description="largest offset + top_k of a request (pagination "
+                                                            "depth)")
+    max_filter_values: int = Field(
+        100, ge=1, le=100, description="most values of one filter list (kb names, document ids, tags, ...) per "
+        "request; at most 100, the limit the HTTP schema states"
+    )
     min_dense_similarity: float | None = Field(
         None, ge=0.0, le=1.0,
         description="drop semantic-only hits below this cosine; unset = the floor calibrated for the "
@@ -150,11 +179,40 @@ class ApiSettings(_Block):
     )
     max_body_bytes: int = Field(1_000_000, ge=1, description="largest request body (except uploads)")
     max_upload_bytes: int = Field(50_000_000, ge=1, description="largest POST /ingest request body")
+    max_batch: int = Field(32, ge=1, le=1000, description="most searches in one POST /search/batch")
     max_ids_per_request: int = Field(
-        100, ge=1, description="most ids, paths or files in one request (ingest, datasets check)"
+        100, ge=1, le=100, description="most ids, paths or files in one request (ingest, datasets check); at most "
+        "100, the limit the HTTP schema states"
     )
     health_timeout_s: float = Field(2.0, gt=0, le=60, description="time each store gets to answer /health")
     log_format: Literal["json", "text"] = Field("json", description="eagle-rag serve log lines: json | text")
+    warm_up: bool = Field(True, description="eagle-rag serve: load and run every model, vocabulary and store of "
+                                            "the profile before reporting ready (off: the first query loads them)")
+    allowed_origins: list[str] = Field(
+        default_factory=list, description="browser origins (scheme://host[:port]) allowed to send POST and DELETE "
+        "requests, besides api.cors_origins and the server's own loopback origin; others get 403"
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list, description="Host names a browser request may name, besides localhost, 127.0.0.1, "
+        "::1 and api.host (DNS-rebinding guard; add the public name when serving behind a proxy)"
+    )
+    public_docs: bool = Field(
+        False, description="with api.api_key set, serve /openapi.json, /docs and /redoc without the key"
+    )
+    max_upload_bytes_per_kb: int = Field(
+        2_000_000_000, ge=0, description="most bytes of uploaded files kept per kb under <data_dir>/uploads; "
+        "0 = no quota"
+    )
+    max_concurrent_rerank: int = Field(
+        2, ge=1, le=64, description="mode=full searches (cross-encoder reranking) that run at once"
+    )
+    rerank_queue: int = Field(
+        8, ge=0, le=1000, description="mode=full searches that may wait for a slot; beyond, 429 with Retry-After"
+    )
+    retry_after_s: int = Field(2, ge=1, le=3600, description="the Retry-After of a 429 answer (seconds)")
+    body_timeout_s: float = Field(
+        10.0, gt=0, le=600, description="longest wait for the next part of a request body; then 408"
+    )
 
 
 class McpSettings(_Block):
@@ -166,8 +224,9 @@ class McpSettings(_Block):
     default_top_k: int = Field(5, ge=1, le=50, description="hits a search tool returns by default")
     max_top_k: int = Field(50, ge=1, le=50, description="most hits a search tool may return")
     hit_text_chars: int = Field(1200, ge=100, description="hit text is cut to this many characters")
-    extra_namespaces: list[str] = Field(
-        default_factory=list, description="plugin tool namespaces exposed besides core and the default one"
+    namespaces: list[str] = Field(
+        default_factory=list, description="tool namespaces served besides core; empty = the default namespace "
+        "and every enabled plugin's (its name in plugins.enabled)"
     )
 
 
@@ -227,7 +286,8 @@ BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
     "biomed": {
         "plugins": {"enabled": ["biomed", "datasets"], "default_namespace": "biomed"},
         "router": {"hybrid_text_collections": ["eagle_text_biomed", "eagle_text_medcpt"]},
-        "ingest": {"sentence_collections": ["eagle_text_biomed"]},
+        "ingest": {"sentence_collections": ["eagle_text_biomed"],
+                   "token_vector_collections": ["eagle_text_biomed", "eagle_text"]},
         "milvus": {"db_name": "biomed"},
     },
 }
@@ -277,6 +337,8 @@ def _env_overrides(environ: Mapping[str, str]) -> list[tuple[str, list[str], Any
             continue
         keys = var[len(ENV_PREFIX):].lower().split("__")
         if keys[0] not in Settings.model_fields:
+            if len(keys) > 1:
+                log.warning("%s is ignored: %s", var, unknown_name_message("settings block", keys[0], _blocks()))
             continue
         value: Any = raw
         stripped = raw.strip()
@@ -289,6 +351,26 @@ def _env_overrides(environ: Mapping[str, str]) -> list[tuple[str, list[str], Any
             value = [item.strip() for item in stripped.split(",") if item.strip()]
         found.append((var, keys, value))
     return found
+
+
+def _blocks() -> list[str]:
+    """The names of the settings blocks (``registry``, ``search``, ...): the nested models."""
+    return [name for name, field in Settings.model_fields.items()
+            if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel)]
+
+
+def nearest_name(name: str, known: Iterable[str]) -> str | None:
+    """The known name closest to a misspelt ``name`` (difflib ratio >= 0.6), or None."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def unknown_name_message(kind: str, name: str, known: Iterable[str]) -> str:
+    """``unknown settings block 'registy'; did you mean 'registry'?`` (or the list of known names)."""
+    names = sorted(known)
+    guess = nearest_name(name, names)
+    hint = f"did you mean {guess!r}?" if guess else f"known: {', '.join(names)}"
+    return f"unknown {kind} {name!r}; {hint}"
 
 
 def _nest(keys: list[str], value: Any) -> dict[str, Any]:

@@ -6,6 +6,7 @@ Stages never mutate what they receive: they return new objects (``dataclasses.re
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -58,6 +59,14 @@ class DocumentStatus(_ParseableEnum):
     PENDING = "pending"
     COMPLETE = "complete"
     FAILED = "failed"
+
+
+class TotalRelation(_ParseableEnum):
+    """How ``SearchResponse.total`` relates to the true number of matches (as Elasticsearch's
+    ``hits.total.relation``): ``eq`` exactly, ``gte`` at least (a candidate list was cut)."""
+
+    EQ = "eq"
+    GTE = "gte"
 
 
 class MatchKind(_ParseableEnum):
@@ -129,12 +138,17 @@ Node = Chunk
 
 @dataclass(frozen=True)
 class StageScore:
-    """One entry of a hit's score trail: which stage, the rank it gave (from 1) and its score."""
+    """One entry of a hit's score trail: which stage, the rank it gave (from 1) and its score.
+
+    ``skipped`` names why a stage left this hit unscored (``language``: the model was not trained
+    on the language of the query or the passage); the rank and score are then the incoming ones.
+    """
 
     stage: str
     rank: int
     score: float
     detail: Mapping[str, float] = field(default_factory=dict)
+    skipped: str = ""
 
 
 @dataclass(frozen=True)
@@ -162,6 +176,78 @@ def ranked(nodes: list[NodeWithScore], stage: str) -> list[NodeWithScore]:
     """Sort by score (descending, stable) and record ``stage`` with ranks from 1."""
     ordered = sorted(nodes, key=lambda n: -n.score)
     return [n.scored(stage, n.score, rank) for rank, n in enumerate(ordered, start=1)]
+
+
+SECTION_KEYS = ("section", "biomed_section")
+"""Chunk metadata keys read by the ``sections`` filter (the first present wins)."""
+DOC_TYPE_KEYS = ("doc_type", "biomed_doc_type")
+"""Chunk metadata keys read by the ``doc_types`` filter (the first present wins)."""
+PUBLISHED_KEYS = ("published", "publication_date", "pub_date", "date", "year")
+"""Chunk metadata keys read as the publication date (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` first)."""
+_DATE = re.compile(r"(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?")
+
+
+def leading_date(value: object) -> str | None:
+    """The ``YYYY[-MM[-DD]]`` a value starts with (``"2019-06-01T..."`` -> ``"2019-06-01"``), else None."""
+    match = _DATE.match(str(value).strip()) if value not in (None, "") else None
+    return match.group(0) if match else None
+
+
+def _first(metadata: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        value = metadata.get(key)
+        if value not in (None, ""):
+            return str(value)
+    return None
+
+
+def _date_within(date: str, low: str | None, high: str | None) -> bool:
+    """Compare at the coarser of the two precisions: a document of ``2019`` is within ``2019-06``."""
+    if low is not None and date[: len(low)] < low[: len(date)]:
+        return False
+    return high is None or date[: len(high)] <= high[: len(date)]
+
+
+@dataclass(frozen=True)
+class MetadataFilter:
+    """Filters on chunk attributes that the stores cannot all index; values compare case-insensitively.
+
+    Empty tuples and None mean "no restriction". A hit passes when it passes every filter given;
+    with a date bound, a chunk without a publication date (:data:`PUBLISHED_KEYS`) does not pass.
+    """
+
+    source_types: tuple[str, ...] = ()
+    sections: tuple[str, ...] = ()
+    doc_types: tuple[str, ...] = ()
+    published_from: str | None = None
+    published_to: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not (self.source_types or self.sections or self.doc_types or self.published_from
+                    or self.published_to)
+
+    def failing(self, chunk: Chunk) -> tuple[str, ...]:
+        """The names of the filters ``chunk`` fails (request field names; empty when it passes)."""
+        out: list[str] = []
+        if self.source_types and chunk.source_type.casefold() not in _folded(self.source_types):
+            out.append("source_types")
+        if self.sections and (_first(chunk.metadata, SECTION_KEYS) or "").casefold() not in _folded(self.sections):
+            out.append("sections")
+        if self.doc_types and (_first(chunk.metadata, DOC_TYPE_KEYS) or "").casefold() not in _folded(self.doc_types):
+            out.append("doc_types")
+        if self.published_from or self.published_to:
+            date = leading_date(_first(chunk.metadata, PUBLISHED_KEYS))
+            if date is None or not _date_within(date, self.published_from, self.published_to):
+                out.append("published")
+        return tuple(out)
+
+    def matches(self, chunk: Chunk) -> bool:
+        return not self.failing(chunk)
+
+
+def _folded(values: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(v.casefold() for v in values)
 
 
 # --------------------------------------------------------------------------- classification
@@ -222,7 +308,15 @@ class QueryRouteDecision:
 
 @dataclass(frozen=True)
 class SearchRequest:
-    """What a caller asks for. Validated by :mod:`eagle_rag.service` before anything runs."""
+    """What a caller asks for. Validated by :mod:`eagle_rag.service` before anything runs.
+
+    ``offset`` (from 0) skips that many hits of the ranking: page ``n`` of size ``k`` is
+    ``offset=n*k, top_k=k`` (``offset + top_k`` at most ``search.max_window``). The metadata
+    filters keep a hit only when its chunk has one of the given values (``source_types``,
+    ``chunk_types``, ``sections``, ``doc_types``) and, with ``published_from`` / ``published_to``
+    (ISO dates ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, both ends included), a publication date in
+    the range.
+    """
 
     query: str
     top_k: int = 5
@@ -234,6 +328,17 @@ class SearchRequest:
     namespace: str | None = None
     has_image: bool = False
     exhaustive: bool = False
+    image: bytes | None = None
+    """A query image (the file bytes: PNG, JPEG, TIFF, DICOM, NIfTI): the dense channel of a plan with a
+    visual encoder embeds it instead of the text; refused (InvalidRequest) when no visual encoder has
+    a model. Implies ``has_image``."""
+    offset: int = 0
+    source_types: tuple[str, ...] = ()
+    chunk_types: tuple[str, ...] = ()
+    sections: tuple[str, ...] = ()
+    doc_types: tuple[str, ...] = ()
+    published_from: str | None = None
+    published_to: str | None = None
 
 
 @dataclass(frozen=True)
@@ -248,10 +353,29 @@ class SearchHit:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     trail: tuple[StageScore, ...] = ()
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SearchHit:
+        """The hit of :meth:`SearchResponse.to_dict` (a ``/search`` answer) as the dataclass."""
+        trail = tuple(StageScore(stage=e["stage"], rank=int(e["rank"]), score=float(e["score"]),
+                                 detail=dict(e.get("detail") or {}), skipped=str(e.get("skipped") or ""))
+                      for e in data.get("trail") or ())
+        return cls(id=data["id"], document_id=data["document_id"], text=data["text"], score=float(data["score"]),
+                   path=data.get("path", ""), collection=data.get("collection", ""),
+                   match=MatchKind(data["match"]), metadata=dict(data.get("metadata") or {}), trail=trail)
+
 
 @dataclass(frozen=True)
 class SearchResponse:
-    """Hits plus what happened: total, whether the list is complete, and why it is empty."""
+    """Hits plus what happened: total, whether the list is complete, and why it is empty.
+
+    ``total`` counts the matching hits in the candidate pool of the search (every page of the
+    query together); ``total_relation`` says whether that count is exact (``eq``) or a lower
+    bound (``gte``: a candidate list was cut at its depth). ``exhaustive`` is true when no match
+    lies beyond this page. ``dropped`` says how many candidates were left out and why
+    (``semantic_floor``: semantic-only hits under the cosine floor; ``filters``: chunks the
+    metadata filters removed). ``warnings`` says how the answer was degraded (a plugin stage that
+    failed and was skipped), empty when nothing went wrong.
+    """
 
     query: str
     hits: tuple[SearchHit, ...]
@@ -262,6 +386,22 @@ class SearchResponse:
     excluded_by_filter: Mapping[str, int] = field(default_factory=dict)
     route: Mapping[str, Any] = field(default_factory=dict)
     timings_ms: Mapping[str, float] = field(default_factory=dict)
+    total_relation: TotalRelation = TotalRelation.EQ
+    offset: int = 0
+    dropped: Mapping[str, int] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SearchResponse:
+        """The response of :meth:`to_dict` (a ``/search`` answer; extra keys are ignored)."""
+        return cls(query=data["query"], hits=tuple(SearchHit.from_dict(h) for h in data.get("hits") or ()),
+                   total=int(data["total"]), exhaustive=bool(data["exhaustive"]), mode=SearchMode(data["mode"]),
+                   empty_reason=data.get("empty_reason"),
+                   excluded_by_filter=dict(data.get("excluded_by_filter") or {}),
+                   route=dict(data.get("route") or {}), timings_ms=dict(data.get("timings_ms") or {}),
+                   total_relation=TotalRelation(data.get("total_relation", "eq")),
+                   offset=int(data.get("offset", 0)), dropped=dict(data.get("dropped") or {}),
+                   warnings=tuple(data.get("warnings") or ()))

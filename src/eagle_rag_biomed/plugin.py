@@ -1,11 +1,18 @@
 """The ``biomed`` plugin module (entry point ``eagle_rag.plugins: biomed``).
 
-* ``eagle_register``: validates ``plugins.options.biomed``, registers the domain encoder labels
-  (:mod:`eagle_rag_biomed.encoders`) and the collections (:mod:`eagle_rag_biomed.collections`), and
-  puts the options and the chemical fingerprint store into ``ctx.services``.
-* Ingest hooks: :mod:`eagle_rag_biomed.ingest_hooks` (route selector, parse, enrich, classify, embed,
+* ``eagle_register``: validates ``plugins.options.biomed`` (:mod:`eagle_rag_biomed.options`), registers
+  the domain encoder labels (:mod:`eagle_rag_biomed.encoders.labels`) and the collections
+  (:mod:`eagle_rag_biomed.names`), and keeps the options and the chemical fingerprint store as
+  extensions of ``ctx.services``.
+* Ingest hooks: :mod:`eagle_rag_biomed.hooks.ingest` (route selector, parse, enrich, classify, embed,
   upsert of the chemical collection).
-* Query hooks: added by the query side (see the marked place below).
+* Query hooks: :mod:`eagle_rag_biomed.hooks.query` (assemble, classify, dense expand, Tier-1,
+  supplement, injection, Tier-2) and the ``eagle-rag eval biomed`` command (:mod:`eagle_rag_biomed.hooks.cli`).
+* ``eagle_warm_up``: :mod:`eagle_rag_biomed.hooks.warm_up` (ontology matcher, Tier-2 models).
+* HTTP routes: :mod:`eagle_rag_biomed.hooks.api` (``POST /biomed/compounds``, ``GET /biomed/entities/{name}``).
+* MCP tools: :mod:`eagle_rag_biomed.hooks.mcp` (``biomed_query_entities``, ``biomed_retrieve_compounds``).
+
+docs/biomed.md describes every stage; docs/architecture.md the hooks.
 """
 
 from __future__ import annotations
@@ -13,26 +20,22 @@ from __future__ import annotations
 import os
 
 from eagle_rag.plugin_api import EncoderRegistry, HookContext, hookimpl
-from eagle_rag_biomed.collections import register_collections
-from eagle_rag_biomed.compound_search import SERVICE_KEY, FingerprintStore, fingerprint_dir
-from eagle_rag_biomed.encoders import register_encoders
-from eagle_rag_biomed.ingest_hooks import (  # noqa: F401 - hook implementations of this plugin
+from eagle_rag_biomed.chem.store import SERVICE_KEY, FingerprintStore, fingerprint_dir
+from eagle_rag_biomed.encoders.labels import register_encoders
+from eagle_rag_biomed.hooks.api import eagle_api_register  # noqa: F401 - HTTP routes of this plugin
+from eagle_rag_biomed.hooks.ingest import (  # noqa: F401 - hook implementations of this plugin
     eagle_chunk_enrich,
     eagle_classify_chunk,
     eagle_classify_visual,
     eagle_embed_text,
+    eagle_embed_tokens,
     eagle_embed_visual,
     eagle_ingest_route_selector,
     eagle_parse,
     eagle_upsert_vectors,
 )
-from eagle_rag_biomed.options import biomed_options
-
-# ----------------------------------------------------------------------------- query side
-# The query-side hook implementations (QUERY_ASSEMBLE, CLASSIFY_QUERY, QUERY_DENSE_EXPAND, RERANK,
-# RETRIEVE_SUPPLEMENT, RRF_POST_MERGE, RERANK_MERGED) are imported here, e.g.
-#     from eagle_rag_biomed.retrieval_hooks import *  # noqa: F403
-from eagle_rag_biomed.retrieval_hooks import (  # noqa: F401 - query-side hook implementations of this plugin
+from eagle_rag_biomed.hooks.mcp import eagle_mcp_tools  # noqa: F401 - MCP tools of this plugin
+from eagle_rag_biomed.hooks.query import (  # noqa: F401 - hook implementations of this plugin
     biomed_classify_query,
     biomed_cli_register,
     biomed_dense_expand,
@@ -42,8 +45,9 @@ from eagle_rag_biomed.retrieval_hooks import (  # noqa: F401 - query-side hook i
     biomed_retrieve_supplement,
     biomed_rrf_post_merge,
 )
-
-# ----------------------------------------------------------------------------- end of query side
+from eagle_rag_biomed.hooks.warm_up import eagle_warm_up  # noqa: F401 - models loaded at serve start
+from eagle_rag_biomed.names import register_collections
+from eagle_rag_biomed.options import biomed_options
 
 OPTIONS_KEY = "biomed_options"
 

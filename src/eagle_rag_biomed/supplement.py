@@ -3,7 +3,7 @@ by name in the document registry, then search only inside them.
 
 :func:`supplement_entity_anchored_hits`:
 
-1. :func:`resolve_drug_terms`: the query's drugs (``match_drug_entities``); without any, the related
+1. the anchor drugs (``QueryAnalysis.anchor_drugs``): the query's drugs; without any, the related
    drugs (first 4) of the first entity that has some. Order kept, no duplicates;
 2. ``registry.lookup_document_ids_by_name_terms(terms, kb_name, namespace)``: every document whose
    name or file name contains a term (no file-name prefix convention needed);
@@ -15,7 +15,8 @@ by name in the document registry, then search only inside them.
    ``entity_boost_score``, lexical = ``sparse_overlap_score(query, text, drug_terms)`` and dense = the
    ANN similarity; best first, ties in search order.
 
-At most :data:`MAX_DOCUMENT_IDS` ids are searched (the first ones, sorted by id).
+At most :data:`MAX_DOCUMENT_IDS` ids are searched (the first ones, sorted by id). See docs/biomed.md,
+"Supplement and injection".
 """
 
 from __future__ import annotations
@@ -31,40 +32,27 @@ from eagle_rag.plugin_api import (
     embed_query,
     sparse_overlap_score,
 )
-from eagle_rag_biomed import collections as coll
-from eagle_rag_biomed.ontology import EntityType, match_drug_entities, match_entities
-from eagle_rag_biomed.query_intent import Workflow
-from eagle_rag_biomed.query_options import seed_options
-from eagle_rag_biomed.scoring import entity_boost_score, node_meta
+from eagle_rag_biomed.names import PLUGIN_NAME, Collection, EncoderLabel
+from eagle_rag_biomed.options import biomed_options
+from eagle_rag_biomed.query.analysis import QueryAnalysis
+from eagle_rag_biomed.query.intent import Workflow
+from eagle_rag_biomed.rerank.signals import entity_boost_score, node_meta
 
 __all__ = ["ENTITY_WEIGHT", "MAX_DOCUMENT_IDS", "collections_for_intent", "rerank_entity_hits",
-           "resolve_drug_terms", "supplement_entity_anchored_hits", "supplement_limit"]
+           "supplement_entity_anchored_hits", "supplement_limit"]
 
 ENTITY_WEIGHT = 2.0
 LEXICAL_WEIGHT = 1.0
 DENSE_WEIGHT = 0.1
-RELATED_DRUGS = 4
 MAX_DOCUMENT_IDS = 512
-
-
-def resolve_drug_terms(query: str) -> list[str]:
-    """The drug names that anchor the supplement (lower-cased, see step 1 of the module docstring)."""
-    drugs = match_drug_entities(query)
-    if drugs:
-        return drugs
-    for match in match_entities(query, include_keywords=False):
-        if match.type is EntityType.KEYWORD or not match.entity.related_drugs:
-            continue
-        return list(dict.fromkeys(d.lower() for d in match.entity.related_drugs[:RELATED_DRUGS]))
-    return []
 
 
 def collections_for_intent(intent: QueryRetrievalIntent) -> list[tuple[str, str]]:
     """The (collection, encoder label) pairs searched for an intent, suppressed collections left out."""
     if intent.workflow == Workflow.CHEMICAL:
-        pairs = [(coll.CHEMICAL, "molformer")]
+        pairs = [(Collection.CHEMICAL, EncoderLabel.MOLFORMER)]
     else:
-        pairs = [(coll.TEXT_BIOMED, "pubmedbert"), (coll.CHEMICAL, "molformer")]
+        pairs = [(Collection.TEXT_BIOMED, EncoderLabel.PUBMEDBERT), (Collection.CHEMICAL, EncoderLabel.MOLFORMER)]
     return [p for p in pairs if p[0] not in intent.suppress_collections]
 
 
@@ -94,13 +82,13 @@ def _scope(request: SearchRequest, doc_ids: Sequence[str]) -> tuple[str, ...]:
     return tuple(doc_ids)
 
 
-def supplement_entity_anchored_hits(ctx: HookContext, query: str, request: SearchRequest,
-                                    intent: QueryRetrievalIntent) -> list[NodeWithScore]:
+def supplement_entity_anchored_hits(ctx: HookContext, analysis: QueryAnalysis,
+                                    request: SearchRequest) -> list[NodeWithScore]:
     """Entity-anchored hits of every searched collection, each collection's list reranked, concatenated.
 
     Returns [] when the query names no drug (directly or through an entity) or no document matches.
     """
-    terms = resolve_drug_terms(query)
+    query, terms = analysis.query, list(analysis.anchor_drugs)
     if not terms:
         return []
     services = ctx.services
@@ -108,15 +96,15 @@ def supplement_entity_anchored_hits(ctx: HookContext, query: str, request: Searc
     found = services.registry.lookup_document_ids_by_name_terms(terms, kb_name=kb, namespace=ctx.namespace)
     doc_ids = _scope(request, found)[:MAX_DOCUMENT_IDS]
     if not doc_ids:
-        ctx.log_decision("retrieve_plan", plugin="biomed", summary="supplement: no document named after "
+        ctx.log_decision("retrieve_plan", plugin=PLUGIN_NAME, summary="supplement: no document named after "
                          + ", ".join(terms), stage="supplement", terms=terms)
         return []
-    recall_top_k = seed_options(ctx.settings).collection_recall_top_k
+    recall_top_k = biomed_options(ctx.settings).collection_recall_top_k
     limit = supplement_limit(recall_top_k, len(doc_ids))
     encoders, vectors = services.encoders, services.vectors
     registered = {p.name for p in encoders.collections()}
     out: list[NodeWithScore] = []
-    for collection, encoder in collections_for_intent(intent):
+    for collection, encoder in collections_for_intent(analysis.intent):
         if collection not in registered or encoder not in encoders.labels() or not vectors.has_collection(collection):
             continue
         vector = embed_query(ctx, encoder, query)
@@ -124,7 +112,7 @@ def supplement_entity_anchored_hits(ctx: HookContext, query: str, request: Searc
         hits = vectors.search(collection, vector, limit, flt)
         nodes = [NodeWithScore(node=h.chunk, score=h.score, collection=collection) for h in hits]
         reranked = rerank_entity_hits(query, nodes, terms)
-        ctx.log_decision("retrieve_plan", plugin="biomed", summary=f"supplement {collection}: {len(reranked)} hits "
+        ctx.log_decision("retrieve_plan", plugin=PLUGIN_NAME, summary=f"supplement {collection}: {len(reranked)} hits "
                          f"in {len(doc_ids)} documents named after {', '.join(terms)}", stage="supplement",
                          collection=collection, encoder=encoder, limit=limit, documents=len(doc_ids))
         out.extend(reranked)

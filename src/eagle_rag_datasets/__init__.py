@@ -6,9 +6,8 @@ empty and complete answers. Python API: :class:`DatasetCatalog` (``load``, ``sea
 :func:`datasets_check_ids` for the HTTP and MCP layers.
 """
 
-from eagle_rag_datasets.cards import DatasetCard, LicenseVerdict
-from eagle_rag_datasets.catalog import DatasetCatalog
-from eagle_rag_datasets.engines import Engine
+from eagle_rag_datasets.catalog.cards import DatasetCard, LicenseVerdict
+from eagle_rag_datasets.catalog.catalog import DatasetCatalog
 from eagle_rag_datasets.errors import (
     CardValidationError,
     DatasetsError,
@@ -16,9 +15,10 @@ from eagle_rag_datasets.errors import (
     LineError,
     UnknownEngineError,
 )
-from eagle_rag_datasets.query import DatasetQuery
-from eagle_rag_datasets.ranking import MatchKind
-from eagle_rag_datasets.response import DatasetHit, DatasetSearchResponse, FilterExclusion, IdCheckResponse
+from eagle_rag_datasets.reply.response import DatasetHit, DatasetSearchResponse, FilterExclusion, IdCheckResponse
+from eagle_rag_datasets.search.engines import Engine
+from eagle_rag_datasets.search.query import DatasetQuery
+from eagle_rag_datasets.search.ranking import MatchKind
 from eagle_rag_datasets.service import DatasetsService, datasets_check_ids, datasets_search
 
 __all__ = [

@@ -1,11 +1,14 @@
 """Command line: ``eagle-rag datasets search|check`` and ``eagle-rag eval datasets``.
 
 Thin wrappers over the Python API; bad input prints one clean error line and exits with 2.
+``search`` and ``check`` go through the HTTP API of a server when one is named (``--url``) or owns
+the data folder, like every other command, unless ``--local`` or ``--cards`` asks for this process.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,14 +16,37 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from eagle_rag.plugin_api import CommandProgress, EagleError, Target, load_settings, open_backend, resolve_target
 from eagle_rag_datasets.errors import DatasetsError
 from eagle_rag_datasets.evaluate import METRICS, evaluate_engines, parse_engines, read_queries
-from eagle_rag_datasets.query import DatasetQuery
-from eagle_rag_datasets.response import DatasetSearchResponse
+from eagle_rag_datasets.reply.response import DatasetSearchResponse, IdCheckResponse
+from eagle_rag_datasets.search.query import DatasetQuery
 from eagle_rag_datasets.service import get_catalog
 
 datasets_app = typer.Typer(help="Search the dataset-card catalog.", no_args_is_help=True)
 _CARDS = typer.Option(None, "--cards", help="JSONL or YAML card file (default: plugin option or bundled)")
+_URL = typer.Option(None, "--url", help="a running server (default: EAGLE_RAG_URL or the folder's server)")
+_KEY = typer.Option(None, "--api-key", help="the server's API key (default: EAGLE_RAG_API_KEY)")
+_LOCAL = typer.Option(False, "--local", help="read the catalog in this process even when a server runs")
+
+
+def _server(url: str | None, api_key: str | None, local: bool, cards: Path | None) -> Target | None:
+    """The server to ask, or None to read the catalog here (``--local``, ``--cards`` or no server)."""
+    if cards is not None and not url:
+        return None
+    try:
+        target = resolve_target(load_settings(), url, api_key, local)
+    except EagleError as exc:
+        raise _fail(exc) from None
+    return target if target.remote else None
+
+
+def _remote(target: Target, call: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    try:
+        with open_backend(load_settings(), target, "datasets") as client:
+            return call(client)
+    except EagleError as exc:
+        raise _fail(exc) from None
 
 
 def _fail(exc: Exception) -> typer.Exit:
@@ -63,8 +89,22 @@ def search_command(
     explain: bool = typer.Option(False, "--explain", help="explain each hit's rank"),
     as_json: bool = typer.Option(False, "--json", help="print the response as JSON"),
     cards: Path | None = _CARDS,
+    url: str | None = _URL,
+    api_key: str | None = _KEY,
+    local: bool = _LOCAL,
 ) -> None:
     """Search dataset cards by name, alias, id or description."""
+    server = _server(url, api_key, local, cards)
+    if server is not None:
+        options = {"strict": strict, "synonyms": not no_synonyms, "typos": not no_typos, "prior": not no_prior,
+                   "engine": engine, "explain": explain, "languages": list(lang), "licenses": list(license),
+                   "tasks": list(task), "sources": list(source), "tags": list(tag)}
+        answer = _remote(server, lambda client: client.datasets_search(query, k, **options))
+        if as_json:
+            typer.echo(json.dumps(answer, ensure_ascii=False, indent=2))
+        else:
+            _print_search(DatasetSearchResponse.from_dict(answer), explain)
+        return
     try:
         request = DatasetQuery(query, top_k=k, engine=engine, strict=strict, synonyms=not no_synonyms,
                                typos=not no_typos, prior=not no_prior, explain=explain, languages=tuple(lang),
@@ -83,10 +123,17 @@ def check_command(
     ids: list[str] = typer.Argument(..., help="card ids to check"),
     as_json: bool = typer.Option(False, "--json", help="print the answer as JSON"),
     cards: Path | None = _CARDS,
+    url: str | None = _URL,
+    api_key: str | None = _KEY,
+    local: bool = _LOCAL,
 ) -> None:
     """Report which ids the catalog knows (no search per id)."""
+    server = _server(url, api_key, local, cards)
     try:
-        answer = get_catalog(cards).check_ids(ids)
+        if server is not None:
+            answer = IdCheckResponse.from_dict(_remote(server, lambda client: client.datasets_check(ids)))
+        else:
+            answer = get_catalog(cards).check_ids(ids)
     except DatasetsError as exc:
         raise _fail(exc) from None
     if as_json:
@@ -116,13 +163,16 @@ def print_report(report: dict[str, dict[str, Any]]) -> None:
 
 def eval_datasets_command(
     cards: Path | None = typer.Option(None, "--cards", help="card file (default: bundled catalog)"),
-    queries: Path = typer.Option(..., "--queries", help="JSONL queries {query, relevant, type}"),
+    queries: Path = typer.Option(..., "--queries", exists=True, dir_okay=False,
+                                 help="JSONL queries {query, relevant, type}"),
     engine: str = typer.Option("all", "--engine", help="index, bm25, substring or all"),
     json_out: Path | None = typer.Option(None, "--json", help="write the figures as JSON to this file"),
 ) -> None:
     """Evaluate dataset-card search: Hit@5, MRR, P@5 per query type and overall, per engine."""
     try:
-        report = evaluate_engines(get_catalog(cards), read_queries(queries), parse_engines(engine))
+        catalog, questions, engines = get_catalog(cards), read_queries(queries), parse_engines(engine)
+        with CommandProgress("eval datasets", "queries", len(questions) * len(engines)) as progress:
+            report = evaluate_engines(catalog, questions, engines, progress=progress.update)
     except (DatasetsError, FileNotFoundError) as exc:
         raise _fail(exc) from None
     print_report(report)

@@ -1,7 +1,10 @@
-"""Errors of the datasets plugin: every one is a ``ValueError`` with a code, a message and details.
+"""Errors of the datasets plugin: bad input, each with its own ``code``.
 
-Front ends turn them into the one error shape ``{"error": {"code", "message", "details"}}``
-(:meth:`DatasetsError.to_dict`): a 4xx in HTTP, a clean message in the CLI, never a traceback.
+:class:`DatasetsError` is a core :class:`~eagle_rag.errors.InvalidRequest` (so also an
+``EagleError`` and a ``ValueError``): callers of the core API catch it with the core errors, and
+every front end turns it into the one error shape ``{"error": {"code", "message", "details"}}``
+with the plugin's own code (``invalid_query``, ``unknown_engine``, ...): a 400 over HTTP, an error
+envelope over MCP, a clean message and exit code 2 in the CLI. See docs/datasets.md, "Errors".
 """
 
 from __future__ import annotations
@@ -9,20 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from eagle_rag.plugin_api import InvalidRequest
 
-class DatasetsError(ValueError):
+
+class DatasetsError(InvalidRequest):
     """Base class: bad input to the datasets plugin. ``code`` names the kind of error."""
 
     code = "datasets_error"
-
-    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.details: dict[str, Any] = dict(details or {})
-
-    def to_dict(self) -> dict[str, Any]:
-        """The one error shape: ``{"error": {"code", "message", "details"}}``."""
-        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+    http_status = 400
 
 
 class InvalidQueryError(DatasetsError):

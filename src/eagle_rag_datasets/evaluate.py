@@ -6,6 +6,7 @@ right answer is no result. Metrics for queries with relevant cards come from ran
 mrr over the top 10 returned, precision@5); a query whose right answer is no result scores 1.0
 on all three when nothing is returned and 0.0 otherwise (:func:`empty_query_score`).
 ``empty_correct`` is the share of such queries answered with no result (None when a group has none).
+The query set and its figures: eval/datasets/; the rules: docs/datasets.md, section 12.
 """
 
 from __future__ import annotations
@@ -13,15 +14,15 @@ from __future__ import annotations
 import json
 import warnings
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eagle_rag_datasets.catalog import DatasetCatalog
-from eagle_rag_datasets.engines import Engine
+from eagle_rag_datasets.catalog.catalog import DatasetCatalog
 from eagle_rag_datasets.errors import DatasetsError, InvalidQueryError
-from eagle_rag_datasets.query import FILTERS, DatasetQuery
+from eagle_rag_datasets.search.engines import Engine
+from eagle_rag_datasets.search.query import FILTERS, DatasetQuery
 
 EVAL_TOP_K = 10
 METRICS = ("hit@5", "mrr", "p@5")
@@ -67,13 +68,15 @@ def empty_query_score(returned: Sequence[str]) -> float:
 
 
 def run_engine(catalog: DatasetCatalog, queries: Iterable[EvalQuery], engine: Engine,
-               k: int = EVAL_TOP_K) -> dict[str, list[str]]:
-    """Query id -> returned card ids, best first."""
+               k: int = EVAL_TOP_K, progress: Callable[[int], None] | None = None) -> dict[str, list[str]]:
+    """Query id -> returned card ids, best first; ``progress`` gets the queries done so far."""
     runs = {}
-    for q in queries:
+    for done, q in enumerate(queries, start=1):
         request = DatasetQuery.from_dict({"text": q.query, "top_k": k, "engine": engine.value, "strict": q.strict,
                                           **q.filters})
         runs[q.qid] = [hit.id for hit in catalog.search(request).hits]
+        if progress is not None:
+            progress(done)
     return runs
 
 
@@ -108,15 +111,20 @@ def _summary(queries: Sequence[EvalQuery], per_query: dict[str, dict[str, float]
     return out
 
 
-def evaluate_engines(catalog: DatasetCatalog, queries: Sequence[EvalQuery],
-                     engines: Sequence[Engine]) -> dict[str, dict[str, Any]]:
-    """``{ENGINE: {"overall": {...}, "by_type": {TYPE: {...}}}}`` (see the module docstring)."""
+def evaluate_engines(catalog: DatasetCatalog, queries: Sequence[EvalQuery], engines: Sequence[Engine],
+                     progress: Callable[[int], None] | None = None) -> dict[str, dict[str, Any]]:
+    """``{ENGINE: {"overall": {...}, "by_type": {TYPE: {...}}}}`` (see the module docstring).
+
+    ``progress`` gets the queries run so far, over every engine (``len(queries) * len(engines)`` in all).
+    """
     unknown = sorted({doc for q in queries for doc in q.relevant if catalog.get(doc) is None})
     if unknown:
         raise DatasetsError(f"relevant ids not in the catalog: {', '.join(unknown[:10])}", {"unknown": unknown})
     report: dict[str, dict[str, Any]] = {}
-    for engine in engines:
-        per_query = _per_query(queries, run_engine(catalog, queries, engine))
+    for index, engine in enumerate(engines):
+        base = index * len(queries)
+        step = None if progress is None else (lambda done, base=base: progress(base + done))
+        per_query = _per_query(queries, run_engine(catalog, queries, engine, progress=step))
         by_type: dict[str, list[EvalQuery]] = defaultdict(list)
         for q in queries:
             by_type[q.type].append(q)

@@ -1,7 +1,7 @@
 """Service functions for the HTTP and MCP front ends: plain dicts in, plain dicts out.
 
 ``datasets_search`` and ``datasets_check_ids`` raise :class:`~eagle_rag_datasets.errors.DatasetsError`
-(a ``ValueError``) for bad input; ``exc.to_dict()`` is the one error shape
+(a core ``InvalidRequest``) for bad input; ``exc.to_dict()`` is the one error shape
 ``{"error": {"code", "message", "details"}}`` for a 4xx answer.
 
 Where the cards come from: an explicit ``cards_path``; else the plugin option
@@ -18,9 +18,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from eagle_rag_datasets.catalog import DEFAULT_CARDS, DatasetCatalog
+from eagle_rag_datasets.catalog.catalog import DEFAULT_CARDS, DatasetCatalog
 from eagle_rag_datasets.errors import InvalidQueryError
-from eagle_rag_datasets.query import DatasetQuery
+from eagle_rag_datasets.search.query import DatasetQuery
 
 log = logging.getLogger("eagle_rag_datasets")
 PLUGIN_NAME = "datasets"
@@ -89,7 +89,7 @@ def datasets_search(query: str, k: int = 10, *, strict: bool = False, synonyms: 
                     cards_path: str | Path | None = None, catalog: DatasetCatalog | None = None) -> dict[str, Any]:
     """Search dataset cards; returns :meth:`DatasetSearchResponse.to_dict`.
 
-    Raises InvalidQueryError / UnknownEngineError (ValueError) for bad input.
+    Raises InvalidQueryError / UnknownEngineError (core ``InvalidRequest``) for bad input.
     """
     request = DatasetQuery.from_dict({
         "text": query, "top_k": k, "strict": strict, "synonyms": synonyms, "typos": typos, "prior": prior,

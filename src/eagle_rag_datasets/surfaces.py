@@ -2,29 +2,34 @@
 
 * ``eagle_api_register``: ``POST /datasets/search`` and ``POST /datasets/check``;
 * ``eagle_mcp_tools``: ``datasets_search`` and ``datasets_check_ids`` (read-only, namespace
-  ``default``: served when the default namespace is, or when listed in ``mcp.extra_namespaces``).
+  ``datasets``: served whenever the plugin is enabled, unless ``mcp.namespaces`` leaves it out).
 
 Both call the :class:`~eagle_rag_datasets.service.DatasetsService` that ``eagle_register`` put in
 ``ctx.services.extension("datasets", DatasetsService)`` (the bundled cards when it is absent). A
-:class:`~eagle_rag_datasets.errors.DatasetsError` becomes the one error shape with its own code:
-a 400 over HTTP, an error envelope over MCP.
+:class:`~eagle_rag_datasets.errors.DatasetsError` is a core ``InvalidRequest``: the API's error
+handler answers it with a 400 in the one error shape, keeping its own code; an MCP tool returns
+the same envelope. See docs/datasets.md, "Surfaces".
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from eagle_rag.plugin_api import ERROR_RESPONSES, EagleError, FilterValue, InvalidRequest, McpTool, PlainText, hookimpl
+from eagle_rag.plugin_api import ERROR_RESPONSES, FilterValue, InvalidRequest, McpTool, PlainText, hookimpl
 from eagle_rag_datasets.errors import DatasetsError
 from eagle_rag_datasets.service import PLUGIN_NAME, DatasetsService
 
-TOOL_NAMESPACE = "default"
+TOOL_NAMESPACE = PLUGIN_NAME
 MCP_MAX_TOP_K = 50
 
 
-Value = FilterValue
+MAX_VALUE_CHARS = 200
+"""The longest filter value or id the catalog takes (the schema says so; longer ones are a 422)."""
+MAX_IDS = 100
+"""The most ids of one check: the ceiling of ``api.max_ids_per_request``."""
+Value = Annotated[FilterValue, StringConstraints(max_length=MAX_VALUE_CHARS)]
 
 
 class DatasetsSearchBody(BaseModel):
@@ -56,7 +61,7 @@ class DatasetsCheckBody(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"ids": ["bigbio/bc5cdr", "bc5cdr", "no-such-dataset"]}]})
 
-    ids: list[Value] = Field(min_length=1, max_length=1000,
+    ids: list[Value] = Field(min_length=1, max_length=MAX_IDS,
                              description="ids, names or aliases (limit: api.max_ids_per_request)")
 
 
@@ -64,14 +69,6 @@ def service_for(engine: Any) -> DatasetsService:
     """The engine's datasets service, or one over the bundled cards."""
     found = engine.ctx.services.extension(PLUGIN_NAME, DatasetsService)
     return found if found is not None else DatasetsService()
-
-
-def as_http_error(exc: DatasetsError) -> EagleError:
-    """A 400 in the one error shape that keeps the plugin's own code (``invalid_query``, ...)."""
-    error = EagleError(exc.message, exc.details)
-    error.code = exc.code
-    error.http_status = 400
-    return error
 
 
 def _search_options(body: DatasetsSearchBody) -> dict[str, Any]:
@@ -88,10 +85,7 @@ def eagle_api_register(api: Any, engine: Any) -> None:
               summary="Search the dataset-card catalog", response_model=dict[str, Any])
     def datasets_search(body: DatasetsSearchBody) -> dict[str, Any]:
         """Ranked cards, ``total``, ``exhaustive`` and, when empty, why (``message``, ``exclusions``)."""
-        try:
-            return service.search(body.query, body.top_k, **_search_options(body))
-        except DatasetsError as exc:
-            raise as_http_error(exc) from exc
+        return service.search(body.query, body.top_k, **_search_options(body))
 
     @api.post("/datasets/check", tags=["datasets"], responses=ERROR_RESPONSES, operation_id="datasets_check",
               summary="Which dataset ids the catalog knows", response_model=dict[str, Any])
@@ -99,10 +93,7 @@ def eagle_api_register(api: Any, engine: Any) -> None:
         """``known``, ``resolved`` (a name or variant naming exactly one card), ``ambiguous``, ``unknown``."""
         if len(body.ids) > limit:
             raise InvalidRequest(f"{len(body.ids)} ids; the limit is {limit}", {"field": "ids", "limit": limit})
-        try:
-            return service.check_ids(body.ids)
-        except DatasetsError as exc:
-            raise as_http_error(exc) from exc
+        return service.check_ids(body.ids)
 
 
 @hookimpl

@@ -11,7 +11,8 @@ from sqlalchemy import create_engine
 from eagle_rag.api import create_app
 from eagle_rag.api.health import run_probe
 from eagle_rag.engine import Engine
-from tests.api.helpers import make_settings
+from eagle_rag.hookspecs import hookimpl
+from tests.api.helpers import HERE, make_settings
 
 pytestmark = pytest.mark.integration
 
@@ -73,3 +74,29 @@ def test_metrics_is_prometheus_text(client):
     assert 'eagle_rag_http_requests_total{method="POST",route="/search",status="200"}' in text
     assert 'route="<unmatched>",status="404"' in text
     assert "eagle_rag_http_request_duration_seconds_bucket" in text
+
+
+class _BrokenTier2:
+    """A plugin whose RERANK_MERGED has a bug."""
+
+    @hookimpl
+    def eagle_rerank_merged(self, ctx, query, nodes, top_k):
+        raise KeyError("tier1.pool")
+
+
+def test_a_failing_plugin_shows_in_the_answer_health_and_metrics(tmp_path, monkeypatch):
+    monkeypatch.setenv("EAGLE_RAG_STRICT_HOOKS", "0")  # in service, not in the test suite's strict mode
+    settings = make_settings(tmp_path)
+    with Engine(settings, extra_plugins=[("broken", _BrokenTier2())]) as engine:
+        engine.ingest([HERE / "data" / "tagged.jsonl"], kb_name="k")
+        with TestClient(create_app(engine), raise_server_exceptions=False) as c:
+            assert c.get("/health").json()["status"] == "ok"
+            answer = c.post("/search", json={"query": "aspirin", "top_k": 3})
+            health = c.get("/health").json()
+            metrics = c.get("/metrics").text
+    assert answer.status_code == 200
+    assert answer.json()["warnings"] == ["stage rerank_merged skipped: broken raised KeyError: 'tier1.pool'"]
+    assert health["status"] == "degraded"
+    assert health["degraded_plugins"] == {"broken": {"failures": {"eagle_rerank_merged": 1},
+                                                     "last": "eagle_rerank_merged: KeyError: 'tier1.pool'"}}
+    assert 'eagle_rag_hook_failures_total{expected="false",hook="eagle_rerank_merged",plugin="broken"} 1.0' in metrics

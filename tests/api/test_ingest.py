@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from eagle_rag.api import create_app
-from eagle_rag.api.uploads import UPLOADS_DIR, safe_filename
+from eagle_rag.api.uploads import UPLOADS_DIR, safe_filename, upload_path
 from eagle_rag.engine import Engine
 from eagle_rag.errors import InvalidRequest
 from tests.api.helpers import assert_error_shape, make_settings
@@ -29,8 +29,8 @@ def test_upload_then_get_search_reupload_and_delete(client, api_engine):
     doc_id = hit["hits"][0]["document_id"]
     record = client.get(f"/documents/{doc_id}").json()
     assert record["kb_name"] == "uploads" and record["status"] == "complete"
-    stored = api_engine.settings.data_path / UPLOADS_DIR / "uploads" / "ruxolitinib.md"
-    assert record["source_uri"] == str(stored) and stored.read_bytes() == NOTE
+    stored = upload_path(api_engine.settings.data_path / UPLOADS_DIR / "uploads", "ruxolitinib.md")
+    assert record["source_uri"] == "ruxolitinib.md" and stored.read_bytes() == NOTE  # the name, not the path
 
     again = _upload(client, "ruxolitinib.md", NOTE).json()
     assert again["skipped_unchanged"] == 1 and again["documents"] == 0
@@ -50,7 +50,8 @@ def test_upload_then_get_search_reupload_and_delete(client, api_engine):
 def test_upload_file_name_cannot_escape_the_uploads_folder(client, api_engine):
     report = _upload(client, "../../../evil.md", b"# Evil\n\nnothing to see\n", kb="escape").json()
     assert report["documents"] == 1
-    assert (api_engine.settings.data_path / UPLOADS_DIR / "escape" / "evil.md").is_file()
+    stored = upload_path(api_engine.settings.data_path / UPLOADS_DIR / "escape", "../../../evil.md")
+    assert stored.name == "evil.md" and stored.is_file()
     assert not (api_engine.settings.data_path.parent / "evil.md").exists()
 
 

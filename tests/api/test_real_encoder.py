@@ -9,6 +9,7 @@ from eagle_rag.api import create_app
 from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
 from eagle_rag.settings import load_settings
+from eagle_rag.types import SearchRequest
 
 pytestmark = pytest.mark.integration
 LABELS = ["imatinib", "dasatinib", "nilotinib", "warfarin", "aspirin", "metformin"]
@@ -26,3 +27,23 @@ def test_upload_and_search_with_the_real_default_encoder(tmp_path):
                                             "kb_names": ["demo"], "mode": "dense", "top_k": 3}).json()
     assert body["hits"][0]["document_id"].startswith("label_imatinib")
     assert body["hits"][0]["collection"] == "eagle_text" and body["hits"][0]["match"] in ("exact", "partial")
+
+
+def test_full_mode_never_sends_chinese_to_the_english_cross_encoder(tmp_path):
+    settings = load_settings(environ={}, overrides={
+        "data_dir": str(tmp_path), "plugins": {"enabled": []}, "encoders": {"mode": "require_native"}})
+    with Engine(settings) as engine:
+        engine.ingest([sample_dir() / "chinese" / "metformin_zh.md", sample_dir() / "labels" / "label_metformin.md"],
+                      kb_name="k")
+        chinese = engine.search(SearchRequest(query="二甲双胍 不良反应", mode="full", explain=True, top_k=3))
+        english = engine.search(SearchRequest(query="metformin adverse reactions", mode="full", explain=True,
+                                              top_k=3))
+    assert chinese.hits and english.hits
+    zh_ce = [e for hit in chinese.hits for e in hit.trail if e.stage == "cross_encoder"]
+    assert zh_ce and all(e.skipped == "language" for e in zh_ce)  # no cross-encoder score, only the skip
+    en_ce = [e for hit in english.hits for e in hit.trail if e.stage == "cross_encoder"]
+    assert any(not e.skipped for e in en_ce)
+    # the English query's Chinese passages (if any reached the pool) are skipped, the English ones scored
+    for hit in english.hits:
+        [entry] = [e for e in hit.trail if e.stage == "cross_encoder"]
+        assert (entry.skipped == "language") == ("二甲双胍" in hit.text)

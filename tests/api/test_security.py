@@ -48,7 +48,8 @@ def test_api_key_is_required_when_set(keyed_client):
 
 
 def test_openapi_declares_the_key(keyed_client):
-    schema = keyed_client.get("/openapi.json").json()
+    assert_error_shape(keyed_client.get("/openapi.json"), 401, "unauthorized")  # api.public_docs is off
+    schema = keyed_client.get("/openapi.json", headers={"X-API-Key": "s3cret-key"}).json()
     assert schema["components"]["securitySchemes"]["APIKeyHeader"]["name"] == "X-API-Key"
 
 
@@ -100,3 +101,10 @@ def test_json_formatter_uses_the_current_request_id():
     finally:
         request_id_var.reset(token)
     assert line["message"] == "hello you" and line["request_id"] == "rid-42" and line["level"] == "INFO"
+
+
+def test_public_docs_setting(tmp_path):
+    settings = make_settings(tmp_path, api={"api_key": "s3cret-key", "public_docs": True})
+    with Engine(settings) as engine, TestClient(create_app(engine), raise_server_exceptions=False) as c:
+        assert c.get("/openapi.json").status_code == 200 and c.get("/docs").status_code == 200
+        assert_error_shape(c.post("/search", json={"query": "x"}), 401, "unauthorized")

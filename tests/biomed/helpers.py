@@ -27,8 +27,8 @@ def biomed_settings(data_dir: Path, deterministic: bool = True, biomed: dict[str
 def biomed_registry(settings: Settings, environ: dict[str, str] | None = None) -> EncoderRegistry:
     """The core registry plus the biomed labels and collections, as the plugin registers them."""
     from eagle_rag.engine import build_encoders
-    from eagle_rag_biomed.collections import register_collections
-    from eagle_rag_biomed.encoders import register_encoders
+    from eagle_rag_biomed.encoders.labels import register_encoders
+    from eagle_rag_biomed.names import register_collections
     from eagle_rag_biomed.options import biomed_options
 
     registry = build_encoders(settings)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,11 @@ from eagle_rag.encoders import default_registry
 from eagle_rag.plugin_manager import build_plugin_manager
 from eagle_rag.protocols import ScoredId, StoreFilter
 from eagle_rag.settings import load_settings
-from eagle_rag.types import Chunk, NodeWithScore, SearchMode
-from eagle_rag_biomed.collections import register_collections
-from eagle_rag_biomed.encoders import register_encoders
+from eagle_rag.types import Chunk, NodeWithScore, QueryRetrievalIntent, SearchMode, SearchRequest
+from eagle_rag_biomed.encoders.labels import register_encoders
+from eagle_rag_biomed.names import register_collections
 from eagle_rag_biomed.options import parse_options
+from eagle_rag_biomed.query.analysis import QueryAnalysis, analyze_query
 
 
 def registry() -> Any:
@@ -89,7 +91,7 @@ class FakeRegistry:
 
 
 def context(tmp_path: Path, namespace: str = "biomed", options: Mapping[str, Any] | None = None,
-            mode: SearchMode = SearchMode.HYBRID, services: Mapping[str, Any] | None = None,
+            services: Mapping[str, Any] | None = None,
             search: Mapping[str, Any] | None = None) -> HookContext:
     """A request context in the biomed profile with deterministic encoders and the core plugin manager.
 
@@ -107,9 +109,24 @@ def context(tmp_path: Path, namespace: str = "biomed", options: Mapping[str, Any
     given = dict(services or {})
     base = Services(pm=given.get("pm", pm), encoders=given.get("encoders") or registry(),
                     vectors=given.get("vectors") or FakeVectors(), registry=given.get("registry") or FakeRegistry())
-    ctx = HookContext(namespace=namespace, settings=settings, audit=PluginAudit(), services=base)
-    ctx.extra["mode"] = mode
-    return ctx
+    return HookContext(namespace=namespace, settings=settings, audit=PluginAudit(), services=base)
+
+
+def analysis(query: str, intent: QueryRetrievalIntent | None = None,
+             drugs: Sequence[str] | None = None) -> QueryAnalysis:
+    """The analysis of ``query``, with its intent or drugs replaced (to test one stage's rule in isolation)."""
+    found = analyze_query(query)
+    changes: dict[str, Any] = {}
+    if intent is not None:
+        changes["intent"] = intent
+    if drugs is not None:
+        changes["drugs"] = tuple(drugs)
+    return replace(found, **changes) if changes else found
+
+
+def request(query: str = "q", mode: SearchMode = SearchMode.HYBRID) -> SearchRequest:
+    """A search request for ``query`` in ``mode`` (what the query hooks receive)."""
+    return SearchRequest(query, mode=mode)
 
 
 def decisions(ctx: HookContext, category: str | None = None) -> list[Any]:

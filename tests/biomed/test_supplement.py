@@ -1,4 +1,4 @@
-"""supplement_entity_anchored_hits: drug terms, registry lookup, scoped ANN, limit and the rerank formula."""
+"""supplement_entity_anchored_hits: registry lookup, scoped ANN, limit and the rerank formula."""
 
 from __future__ import annotations
 
@@ -11,24 +11,14 @@ from eagle_rag.types import QueryRetrievalIntent, SearchRequest
 from eagle_rag_biomed.supplement import (
     collections_for_intent,
     rerank_entity_hits,
-    resolve_drug_terms,
     supplement_entity_anchored_hits,
     supplement_limit,
 )
-from tests.biomed.query_support import FakeRegistry, FakeVectors, context, decisions, hit
+from tests.biomed.query_support import FakeRegistry, FakeVectors, analysis, context, decisions, hit
 
 pytestmark = pytest.mark.unit
 
 DRUG = QueryRetrievalIntent("drug_entity", (), (), True)
-
-
-def test_drug_terms_named_drugs_first() -> None:
-    assert resolve_drug_terms("imatinib versus dasatinib") == ["imatinib", "dasatinib"]
-
-
-def test_drug_terms_fall_back_to_four_related_drugs_of_the_first_entity() -> None:
-    assert resolve_drug_terms("EGFR T790M") == ["gefitinib", "erlotinib", "osimertinib", "afatinib"]
-    assert resolve_drug_terms("sample size") == []
 
 
 @pytest.mark.parametrize(("n_docs", "recall_top_k", "expected"), [
@@ -71,7 +61,7 @@ def test_scoped_ann_per_collection(tmp_path: Path) -> None:
         "eagle_chemical": [hit("c1", "imatinib SMILES", 0.6, doc="c-imatinib", collection="eagle_chemical")],
     })
     ctx = context(tmp_path, services={"registry": registry, "vectors": vectors})
-    out = supplement_entity_anchored_hits(ctx, "imatinib dosage", SearchRequest("imatinib dosage"), DRUG)
+    out = supplement_entity_anchored_hits(ctx, analysis("imatinib dosage", DRUG), SearchRequest("imatinib dosage"))
     assert [n.node_id for n in out] == ["t1", "c1"]  # d-other is outside the scope
     assert registry.lookups == [(("imatinib",), None, "biomed")]
     searched = [(c, k, f.document_ids) for c, k, f in vectors.searches]  # type: ignore[union-attr]
@@ -85,7 +75,7 @@ def test_request_scope_is_kept(tmp_path: Path) -> None:
     vectors = FakeVectors({"eagle_text_biomed": [hit("t1", doc="d1"), hit("t2", doc="d2")]})
     ctx = context(tmp_path, services={"registry": registry, "vectors": vectors})
     request = SearchRequest("imatinib", kb_names=("kb1",), document_ids=("d2",))
-    out = supplement_entity_anchored_hits(ctx, "imatinib", request, DRUG)
+    out = supplement_entity_anchored_hits(ctx, analysis("imatinib", DRUG), request)
     assert [n.node_id for n in out] == ["t2"]
     assert registry.lookups[0][1] == "kb1"
     assert vectors.searches[0][2].kb_names == ("kb1",)  # type: ignore[union-attr]
@@ -93,6 +83,6 @@ def test_request_scope_is_kept(tmp_path: Path) -> None:
 
 def test_no_terms_or_no_documents_give_nothing(tmp_path: Path) -> None:
     ctx = context(tmp_path, services={"registry": FakeRegistry(), "vectors": FakeVectors()})
-    assert supplement_entity_anchored_hits(ctx, "sample size", SearchRequest("sample size"), DRUG) == []
-    assert supplement_entity_anchored_hits(ctx, "imatinib", SearchRequest("imatinib"), DRUG) == []
+    assert supplement_entity_anchored_hits(ctx, analysis("sample size", DRUG), SearchRequest("sample size")) == []
+    assert supplement_entity_anchored_hits(ctx, analysis("imatinib", DRUG), SearchRequest("imatinib")) == []
     assert "no document named after imatinib" in decisions(ctx, "retrieve_plan")[-1].summary

@@ -6,7 +6,7 @@ import pytest
 
 from eagle_rag.engine import Engine
 from eagle_rag.mcp_tools import build_tool_registry
-from tests.api.helpers import datasets_surfaces, make_settings
+from tests.api.helpers import make_settings
 from tests.mcp.conftest import private_copy
 
 pytestmark = pytest.mark.integration
@@ -15,8 +15,8 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def tools(mcp_data_dir, tmp_path_factory):
     data = private_copy(mcp_data_dir, tmp_path_factory.mktemp("core-tools") / "data")
-    settings = make_settings(data, mcp={"hit_text_chars": 200})
-    with Engine(settings, extra_plugins=datasets_surfaces(settings)) as engine:
+    settings = make_settings(data, mcp={"hit_text_chars": 200}, plugins={"enabled": ["datasets"]})
+    with Engine(settings) as engine:
         yield build_tool_registry(engine)
 
 
@@ -25,6 +25,9 @@ def test_the_served_tools(tools):
     schema = tools.get("core_search").input_schema
     assert schema["properties"]["top_k"]["default"] == 5 and schema["properties"]["top_k"]["maximum"] == 50
     assert schema["required"] == ["query"] and schema["additionalProperties"] is False
+    assert schema["properties"]["mode"]["enum"] == ["bm25", "dense", "hybrid", "full"]
+    assert {"kb_names", "document_ids", "tags", "source_types", "chunk_types", "sections", "doc_types",
+            "published_from", "published_to", "offset", "explain"} <= set(schema["properties"])
 
 
 def test_core_search_says_whether_the_list_is_complete(tools):
@@ -53,6 +56,12 @@ def test_core_search_says_why_when_empty(tmp_path):
     ({"query": "x", "kb_name": "x' || 1==1"}, "invalid_request"),
     ({"query": "x", "kb_name": "nope"}, "not_found"),
     ({"query": "x", "mode": "sql"}, "invalid_request"),
+    ({"query": "x", "kb_names": ["demo", "nope"]}, "not_found"),
+    ({"query": "x", "tags": "oncology"}, "invalid_request"),
+    ({"query": "x", "published_from": "2020-13-01"}, "invalid_request"),
+    ({"query": "x", "published_from": "last year"}, "invalid_request"),
+    ({"query": "x", "offset": 96, "top_k": 5}, "invalid_request"),
+    ({"query": "x", "explain": "yes"}, "invalid_request"),
 ])
 def test_core_search_errors(tools, args, code):
     assert tools.call("core_search", args)["error"]["code"] == code
@@ -72,3 +81,44 @@ def test_datasets_tools(tools):
     checked = tools.call("datasets_check_ids", {"ids": ["bigbio/bc5cdr", "nope"]})
     assert checked["known"] == ["bigbio/bc5cdr"] and checked["unknown"] == ["nope"]
     assert tools.call("datasets_check_ids", {"ids": []})["error"]["code"] == "invalid_request"
+
+
+def test_core_search_modes_and_the_explain_trail(tools):
+    query = {"query": "imatinib dosage chronic myeloid leukemia", "kb_name": "demo", "top_k": 3, "explain": True}
+    stages = {}
+    for mode in ("bm25", "dense", "hybrid", "full"):
+        result = tools.call("core_search", {**query, "mode": mode})
+        assert result["mode"] == mode and result["hits"], result
+        stages[mode] = {entry["stage"] for entry in result["hits"][0]["trail"]}
+    assert "bm25" in stages["bm25"] and "dense" not in stages["bm25"]
+    assert "dense" in stages["dense"] and "bm25" not in stages["dense"]
+    assert {"bm25", "dense", "hybrid_rrf"} <= stages["hybrid"] and "cross_encoder" not in stages["hybrid"]
+    assert "cross_encoder" in stages["full"]
+    plain = tools.call("core_search", {**query, "explain": False})
+    assert all("trail" not in hit for hit in plain["hits"])
+
+
+def test_core_search_filters_and_pages(tools):
+    oncology = tools.call("core_search", {"query": "cancer", "kb_names": ["tagged"], "tags": ["oncology"], "top_k": 10})
+    assert {h["document_id"] for h in oncology["hits"]} == {"t-onc-1", "t-onc-2"} and oncology["exhaustive"]
+    one = tools.call("core_search", {"query": "cancer", "kb_name": "tagged", "document_ids": ["t-cv-1"]})
+    assert [h["document_id"] for h in one["hits"]] == ["t-cv-1"]
+    both = tools.call("core_search", {"query": "bleeding", "kb_names": ["tagged", "demo"], "top_k": 50})
+    assert {h["kb_name"] for h in both["hits"]} == {"tagged", "demo"}
+    first = tools.call("core_search", {"query": "bleeding", "kb_name": "demo", "top_k": 2})
+    second = tools.call("core_search", {"query": "bleeding", "kb_name": "demo", "top_k": 2, "offset": 2})
+    assert [h["rank"] for h in second["hits"]] == [3, 4] and second["offset"] == 2
+    assert not {h["chunk_id"] for h in first["hits"]} & {h["chunk_id"] for h in second["hits"]}
+    past = tools.call("core_search", {"query": "bleeding", "kb_name": "tagged", "offset": 40})
+    assert past["hits"] == [] and "past the last one" in past["guidance"]
+
+
+def test_core_search_says_which_filter_emptied_the_list(tools):
+    result = tools.call("core_search", {"query": "osimertinib", "kb_name": "tagged", "tags": ["cardiology"],
+                                        "mode": "bm25"})
+    assert result["hits"] == [] and result["exhaustive"] is True
+    assert result["guidance"].startswith("No results: no document within the filters matched the query")
+    assert "alone excludes" in result["guidance"] and result["guidance"].endswith("will not find more.")
+    dated = tools.call("core_search", {"query": "warfarin", "kb_name": "demo", "published_from": "2999",
+                                       "mode": "bm25"})
+    assert dated["hits"] == [] and "published" in str(dated["excluded_by_filter"])

@@ -14,13 +14,16 @@ from eagle_rag.engine import Engine
 from eagle_rag.errors import InvalidRequest, NotFound
 from eagle_rag.hookspecs import hookimpl
 from eagle_rag.mcp_tools import (
-    FORBIDDEN_NAME_FRAGMENTS,
+    FORBIDDEN_NAME_WORDS,
     McpTool,
     ToolRegistrationError,
     ToolRegistry,
     assert_rag_only_tool_name,
     build_tool_registry,
+    name_parts,
+    served_namespaces,
 )
+from eagle_rag.settings import load_settings
 from eagle_rag.stores.milvus import CollectionNotFoundError
 from tests.api.helpers import make_settings
 
@@ -35,7 +38,9 @@ def tool(name: str, handler: Any = None, namespace: str = "core", **kw: Any) -> 
 @pytest.mark.parametrize("name", [
     "execute_sql", "biomed_execute_sql", "send_email", "datasets_send_email", "mutate_index", "core_mutate_x",
     "write_db", "biomed_write_db_rows", "delete_document", "core_delete_all", "drop_collection", "exec",
-    "biomed_exec_query", "run_shell", "shell", "EXECUTE_SQL", "Core_Shell", "exec_python",
+    "biomed_exec", "biomed_exec_query", "run_shell", "shell", "EXECUTE_SQL", "Core_Shell", "exec_python",
+    "exec2", "core_ingest_file", "biomed_update_index", "core_insert_rows", "remove_kb", "eval_code",
+    "core_sql_query",
 ])
 def test_tool_names_that_mutate_or_execute_are_refused(name):
     with pytest.raises(ToolRegistrationError, match="RAG-only"):
@@ -43,9 +48,17 @@ def test_tool_names_that_mutate_or_execute_are_refused(name):
 
 
 @pytest.mark.parametrize("name", ["core_search", "core_get_document", "biomed_query_entities",
-                                  "biomed_retrieve_compounds", "datasets_search", "datasets_check_ids"])
+                                  "biomed_retrieve_compounds", "datasets_search", "datasets_check_ids",
+                                  "biomed_executive_summary", "core_shellfish_allergy", "dropout_rates",
+                                  "core_evaluation_sets", "biomed_removal_half_life", "core_updates_feed"])
 def test_read_only_tool_names_pass(name):
+    """The check matches whole name parts: a word that only starts like a forbidden one passes."""
     assert assert_rag_only_tool_name(name) == name
+
+
+def test_name_parts_split_at_underscores_and_digits():
+    assert name_parts("Biomed_Exec2_query") == ["biomed", "exec", "2", "query"]
+    assert name_parts("biomed_executive_summary") == ["biomed", "executive", "summary"]
 
 
 @pytest.mark.parametrize("name", ["", "Core-Search", "1tool", "a" * 65, "core search", "core.search"])
@@ -54,9 +67,9 @@ def test_malformed_tool_names_are_refused(name):
         assert_rag_only_tool_name(name)
 
 
-def test_every_forbidden_fragment_is_tested():
-    assert set(FORBIDDEN_NAME_FRAGMENTS) == {"execute_sql", "send_email", "mutate_", "write_db", "delete_",
-                                             "drop_", "exec", "shell"}
+def test_every_forbidden_word_is_tested():
+    refused = test_tool_names_that_mutate_or_execute_are_refused.pytestmark[0].args[1]
+    assert set(FORBIDDEN_NAME_WORDS) <= {part for name in refused for part in name_parts(name)}
 
 
 def test_only_core_and_served_namespaces_are_registered():
@@ -132,9 +145,26 @@ def test_plugins_add_tools_through_the_hook(tmp_path):
         registry = build_tool_registry(engine)
         assert registry.names() == ["core_search", "core_get_document", "biomed_query_entities"]
         assert registry.call("biomed_query_entities", {"entity": "HER2"}) == {"entity": "HER2", "found": False}
-    settings = make_settings(tmp_path, mcp={"extra_namespaces": ["biomed"]})
-    with Engine(settings, extra_plugins=[("tools", _PluginTools())]) as engine:
-        assert "biomed_query_entities" in build_tool_registry(engine).names()
+    settings = make_settings(tmp_path, plugins={"enabled": [], "default_namespace": "biomed"},
+                             mcp={"namespaces": ["default"]})
+    with pytest.raises(ToolRegistrationError, match="valid values: biomed, core"):
+        served_namespaces(settings)
+
+
+def test_every_enabled_plugins_namespace_is_served_unless_narrowed():
+    biomed = load_settings(environ={}, overrides={"profile": "biomed"})
+    assert biomed.plugins.enabled == ["biomed", "datasets"]
+    assert served_namespaces(biomed) == {"core", "biomed", "datasets"}
+    default = load_settings(environ={}, overrides={"profile": "default"})
+    assert served_namespaces(default) == {"core", "default", "datasets"}
+    narrowed = load_settings(environ={"EAGLE_RAG_MCP__NAMESPACES": '["datasets"]'}, overrides={"profile": "biomed"})
+    assert served_namespaces(narrowed) == {"core", "datasets"}
+    registry = ToolRegistry(served_namespaces(narrowed))
+    assert registry.add(tool("datasets_a", namespace="datasets")) and not registry.add(tool("b_a", namespace="biomed"))
+    wrong = load_settings(environ={}, overrides={"profile": "default", "mcp": {"namespaces": ["biomed"]}})
+    with pytest.raises(ToolRegistrationError, match="mcp.namespaces names biomed.*valid values: core, datasets, "
+                                                    "default"):
+        served_namespaces(wrong)
 
 
 def test_a_plugin_tool_that_mutates_stops_the_server_from_starting(tmp_path):

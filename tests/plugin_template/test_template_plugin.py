@@ -31,6 +31,7 @@ def test_template_answers_only_in_its_namespace(namespace, expected):
     settings = load_settings(environ={}, overrides={"plugins": plugins})
     pm = build_plugin_manager(settings, [("example", load_template())])
     ctx = HookContext(namespace=namespace, settings=settings, audit=PluginAudit())
-    assert pm.hook.eagle_query_dense_expand(ctx=ctx, query="q", plan=None).dense_query == expected
-    suffixes = pm.hook.eagle_query_assemble(ctx=ctx, request=SearchRequest(query="q"))
+    request = SearchRequest(query="q")
+    assert pm.hook.eagle_query_dense_expand(ctx=ctx, query="q", plan=None, request=request).dense_query == expected
+    suffixes = pm.hook.eagle_query_assemble(ctx=ctx, request=request)
     assert suffixes == (["x"] if namespace == "example" else [])

@@ -27,9 +27,9 @@ from tests.conftest import node
 def test_split_sentences_exact():
     assert split_sentences("Imatinib inhibits BCR-ABL in CML cells. Levels rose 2.5 fold, e.g. in mice.") == [
         "Imatinib inhibits BCR-ABL in CML cells.", "Levels rose 2.5 fold, e.g. in mice."]
-    # a piece under 16 characters gets no row
+    # a piece under 16 characters is joined to the next one, never dropped
     assert split_sentences("(A) Short. In 40 patients the response was durable!") == [
-        "In 40 patients the response was durable!"]
+        "(A) Short. In 40 patients the response was durable!"]
     assert split_sentences("甲状腺功能减退症的常见症状包括乏力。二甲双胍的常见不良反应是胃肠道反应。") == [
         "甲状腺功能减退症的常见症状包括乏力。", "二甲双胍的常见不良反应是胃肠道反应。"]
     assert split_sentences("") == []
@@ -157,11 +157,11 @@ def test_doctor_backfills_sentence_rows_of_an_index_built_without_them(tmp_path)
                                                      "ingest": {"sentence_collections": ["eagle_text"]}})
     with Engine(with_rows) as eng:
         report = doctor.check(eng)
-        # "Statins" has no sentence of 16 characters or more: no finding for it
-        assert report.counts() == {"sentences": 2}
+        # every chunk with text gets sentence rows, the one-word "Statins" too (no text is dropped)
+        assert report.counts() == {"sentences": 3}
         doctor.repair(eng, report)
-        assert len(_sentence_rows(eng)) == 4 + 2
-        assert report.actions == ["wrote 6 sentence rows of 2 chunks to eagle_text__sentences"]
+        assert len(_sentence_rows(eng)) == 4 + 2 + 1
+        assert report.actions == ["wrote 7 sentence rows of 3 chunks to eagle_text__sentences"]
         assert doctor.check(eng).findings == []
         hits = eng.search(SearchRequest(query="coronary calcium did not change in the first year", top_k=1,
                                         explain=True)).hits

@@ -19,10 +19,14 @@ from eagle_rag import __version__
 from eagle_rag.api.errors import install_error_handlers
 from eagle_rag.api.metrics import HttpMetrics
 from eagle_rag.api.middleware import BodyLimitMiddleware, RequestContextMiddleware
+from eagle_rag.api.routes_browse import router as browse_router
+from eagle_rag.api.routes_console import install_console
+from eagle_rag.api.routes_doctor import router as doctor_router
 from eagle_rag.api.routes_documents import router as documents_router
 from eagle_rag.api.routes_health import router as health_router
 from eagle_rag.api.routes_search import router as search_router
-from eagle_rag.api.security import API_KEY_HEADER, api_key_dependency
+from eagle_rag.api.routes_tools import router as tools_router
+from eagle_rag.api.security import API_KEY_HEADER, GuardPolicy, RequestGuard, api_key_dependency
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
@@ -66,24 +70,30 @@ def create_app(engine: Engine) -> FastAPI:
     key = cfg.api_key.get_secret_value()
     dependencies = [Depends(api_key_dependency(key))] if key else []
     app = FastAPI(title="Eagle-RAG", version=__version__, description=DESCRIPTION, dependencies=dependencies,
+                  docs_url=None, redoc_url=None,
                   openapi_tags=[
                       {"name": "search", "description": "the one search service"},
                       {"name": "documents", "description": "ingest, read and delete documents"},
-                      {"name": "health", "description": "liveness, plugins, metrics"}])
+                      {"name": "health", "description": "liveness, plugins, metrics"},
+                      {"name": "tools", "description": "the read-only MCP tools, over HTTP"}])
     metrics = HttpMetrics(engine.audit)
     app.state.engine = engine
     app.state.metrics = metrics
     app.state.write_lock = threading.Lock()
     install_error_handlers(app)
-    for router in (search_router, documents_router, health_router):
+    for router in (search_router, documents_router, browse_router, health_router, doctor_router, tools_router):
         app.include_router(router)
+    install_console(app)
     engine.pm.hook.eagle_api_register(api=app, engine=engine)
-    app.add_middleware(BodyLimitMiddleware, max_body=cfg.max_body_bytes, max_upload=cfg.max_upload_bytes)
+    app.add_middleware(BodyLimitMiddleware, max_body=cfg.max_body_bytes, max_upload=cfg.max_upload_bytes,
+                       body_timeout_s=cfg.body_timeout_s)
     if cfg.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=cfg.cors_origins,
                            allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=["Content-Type", API_KEY_HEADER, "X-Request-ID"],
                            expose_headers=["X-Request-ID"])
+    app.add_middleware(RequestGuard, policy=GuardPolicy.build(
+        key, [*cfg.cors_origins, *cfg.allowed_origins], cfg.allowed_hosts, cfg.host, public_docs=cfg.public_docs))
     app.add_middleware(RequestContextMiddleware, metrics=metrics)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app

@@ -21,9 +21,16 @@ def _err(description: str) -> dict[str, Any]:
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: _err("bad input (a value over a configured limit, an invalid name); code invalid_request"),
     401: _err("missing or wrong X-API-Key (only when the server sets api.api_key); code unauthorized"),
+    403: _err("a browser request from another site, or naming a host this server is not (send the API key "
+              "to call from elsewhere); code cross_site_refused"),
     404: _err("unknown document, kb name or route; code not_found"),
+    408: _err("the request body did not arrive within api.body_timeout_s; code request_timeout"),
     413: _err("request body over api.max_body_bytes (api.max_upload_bytes for /ingest)"),
     422: _err("the body does not match the schema; code invalid_request, details.errors lists each problem"),
+    429: {**_err("every mode=full slot and queue place is taken (api.max_concurrent_rerank, api.rerank_queue); "
+                 "code too_many_requests"),
+          "headers": {"Retry-After": {"description": "seconds to wait before trying again",
+                                      "schema": {"type": "integer"}}}},
     500: _err("unexpected server error; code internal_error, never a traceback"),
     503: _err("a store or an encoder is unavailable; code store_unavailable, encode_failed, "
               "collection_missing"),

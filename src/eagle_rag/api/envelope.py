@@ -10,43 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 from eagle_rag.encoders.errors import EncoderLoadError
-from eagle_rag.errors import EagleError, InvalidRequest
+from eagle_rag.errors import (  # noqa: F401 - the HTTP errors are defined with the others, re-exported here
+    CollectionMissing,
+    EagleError,
+    EncodeFailed,
+    Forbidden,
+    InvalidRequest,
+    PathNotAllowed,
+    PayloadTooLarge,
+    StoreUnavailable,
+    Unauthorized,
+)
 from eagle_rag.stores.filters import InvalidFilterError
 from eagle_rag.stores.milvus import CollectionNotFoundError
-
-
-class Unauthorized(EagleError):
-    code = "unauthorized"
-    http_status = 401
-
-
-class Forbidden(EagleError):
-    code = "forbidden"
-    http_status = 403
-
-
-class PathNotAllowed(Forbidden):
-    """A server-side ingest path outside ``ingest.allowed_roots`` (or those roots are unset)."""
-
-    code = "path_not_allowed"
-
-
-class PayloadTooLarge(EagleError):
-    code = "payload_too_large"
-    http_status = 413
-
-
-class EncodeFailed(EagleError):
-    """An encoder could not be loaded or could not embed the query."""
-
-    code = "encode_failed"
-    http_status = 503
-
-
-class CollectionMissing(EagleError):
-    code = "collection_missing"
-    http_status = 503
-
 
 HTTP_STATUS_CODES: dict[int, str] = {
     400: "invalid_request",
@@ -55,6 +31,7 @@ HTTP_STATUS_CODES: dict[int, str] = {
     404: "not_found",
     405: "method_not_allowed",
     406: "not_acceptable",
+    408: "request_timeout",
     413: "payload_too_large",
     415: "unsupported_media_type",
     422: "invalid_request",
@@ -78,7 +55,22 @@ def as_eagle_error(exc: BaseException) -> EagleError | None:
         return CollectionMissing(str(exc)[:500])
     if isinstance(exc, InvalidFilterError):
         return InvalidRequest(str(exc)[:500], {"field": "filters"})
+    store = store_of(exc)
+    if store is not None:
+        return StoreUnavailable(f"the {store} failed while serving this request; the server log has the details",
+                                {"store": store})
     return None
+
+
+_STORE_DRIVERS = {"pymilvus": "vector store", "milvus_lite": "vector store", "sqlalchemy": "document registry",
+                  "sqlite3": "document registry", "psycopg": "document registry", "tantivy": "lexical index"}
+
+
+def store_of(exc: BaseException) -> str | None:
+    """The store whose driver raised ``exc`` (``vector store``, ``document registry``, ``lexical index``),
+    or None when a store driver did not raise it."""
+    module = type(exc).__module__ or ""
+    return _STORE_DRIVERS.get(module.split(".")[0])
 
 
 def envelope_for(exc: BaseException, request_id: str = "") -> tuple[int, dict[str, Any]]:

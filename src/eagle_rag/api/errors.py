@@ -2,34 +2,61 @@
 
 FastAPI's validation errors (422), unknown routes (404), wrong methods (405), oversized bodies
 (413) and the typed errors of the engine all go through here; unexpected exceptions are caught
-by :class:`eagle_rag.api.middleware.RequestContextMiddleware` (500, no traceback).
+by :class:`eagle_rag.api.middleware.RequestContextMiddleware` (500, no traceback). No answer names a
+server path (:mod:`eagle_rag.api.redact`); a server-side failure is logged with the request id.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from eagle_rag.api.envelope import HTTP_STATUS_CODES, envelope_for, error_body
+from eagle_rag.api.redact import scrub
 from eagle_rag.encoders.errors import EncoderLoadError
 from eagle_rag.errors import EagleError
 from eagle_rag.stores.filters import InvalidFilterError
 from eagle_rag.stores.milvus import CollectionNotFoundError
 
 MAX_REPORTED_ERRORS = 20
+log = logging.getLogger("eagle_rag.api")
 
 
 def _loc(loc: Any) -> list[str | int]:
     return [part if isinstance(part, int) else str(part) for part in (loc or ())]
 
 
+def public_body(request: Request, body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with server paths made relative (see :mod:`eagle_rag.api.redact`)."""
+    engine = getattr(request.app.state, "engine", None)
+    if engine is None:
+        return body
+    scrubbed: dict[str, Any] = scrub(body, engine.settings.data_path, engine.settings.ingest.allowed_roots)
+    return scrubbed
+
+
 async def _known(request: Request, exc: Exception) -> JSONResponse:
     status, body = envelope_for(exc, getattr(request.state, "request_id", ""))
-    return JSONResponse(body, status_code=status)
+    if status >= 500:
+        log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc,
+                  exc_info=None if isinstance(exc, EagleError) else exc)
+    return JSONResponse(public_body(request, body), status_code=status, headers=getattr(exc, "headers", None))
+
+
+_METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this path (a path may have one route per method)."""
+    routes = request.app.router.routes
+    return [method for method in _METHODS
+            if any(route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes)]
 
 
 async def _validation(request: Request, exc: Exception) -> JSONResponse:
@@ -54,12 +81,16 @@ async def _http(request: Request, exc: Exception) -> JSONResponse:
     if status == 404 and message == "Not Found":
         message = f"no such endpoint: {request.method} {request.url.path}"
     elif status == 405:
-        allowed = (exc.headers or {}).get("Allow", "")
+        allowed = _allowed_methods(request) or [m.strip() for m in (exc.headers or {}).get("Allow", "").split(",")
+                                                 if m.strip()]
         message = f"method {request.method} is not allowed on {request.url.path}"
-        details = {"allowed": [m.strip() for m in allowed.split(",") if m.strip()]}
+        details = {"allowed": allowed}
+        return JSONResponse(error_body(code, message, details), status_code=status,
+                            headers={**(exc.headers or {}), "Allow": ", ".join(allowed)})
     elif status >= 500:
         message = f"HTTP {status}"
-    return JSONResponse(error_body(code, message, details), status_code=status, headers=exc.headers)
+    return JSONResponse(public_body(request, error_body(code, message, details)), status_code=status,
+                        headers=exc.headers)
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -30,6 +30,12 @@ class _AuditStatsCollector(Collector):
         for sink, count in sorted(self.audit.stats()["sink_errors"].items()):
             family.add_metric([sink], count)
         yield family
+        hooks = CounterMetricFamily("eagle_rag_hook_failures", "Plugin hook implementations that raised, by "
+                                    "plugin, hook and whether the plugin declared the failure as expected",
+                                    labels=["plugin", "hook", "expected"])
+        for (plugin, hook, expected), count in sorted(self.audit.hook_failures.items()):
+            hooks.add_metric([plugin, hook, str(expected).lower()], count)
+        yield hooks
 
 
 class HttpMetrics:

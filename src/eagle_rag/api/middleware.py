@@ -1,4 +1,5 @@
-"""Pure ASGI middleware: request context (id, access log, metrics, catch-all 500) and body limits.
+"""Pure ASGI middleware: request context (id, access log, metrics, catch-all 500), body limits and the
+body-read timeout.
 
 Pure ASGI (not ``BaseHTTPMiddleware``) so a streamed upload is counted as it arrives and an
 unexpected exception is turned into the one error shape before Starlette's own 500 page.
@@ -6,6 +7,7 @@ unexpected exception is turned into the one error shape before Starlette's own 5
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Sequence
@@ -75,15 +77,18 @@ class BodyLimitMiddleware:
     """Refuses bodies over the limit: by Content-Length up front, and by counting what is streamed.
 
     Paths in ``upload_paths`` get ``max_upload`` bytes, every other path ``max_body``. A body that
-    grows past the limit while streaming raises an HTTP 413 that the error handlers shape.
+    grows past the limit while streaming raises an HTTP 413 that the error handlers shape. A client
+    that stops sending its body for ``body_timeout_s`` (it declared 100 bytes and sent 13) gets a 408
+    and the connection is closed, instead of holding a worker.
     """
 
     def __init__(self, app: ASGIApp, max_body: int, max_upload: int,
-                 upload_paths: Sequence[str] = ("/ingest",)) -> None:
+                 upload_paths: Sequence[str] = ("/ingest",), body_timeout_s: float = 10.0) -> None:
         self.app = app
         self.max_body = max_body
         self.max_upload = max_upload
         self.upload_paths = frozenset(upload_paths)
+        self.body_timeout_s = body_timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -103,7 +108,11 @@ class BodyLimitMiddleware:
 
         async def counted() -> Message:
             nonlocal received
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), self.body_timeout_s)
+            except TimeoutError:
+                raise HTTPException(408, detail=f"the request body did not arrive within {self.body_timeout_s} s",
+                                    headers={"Connection": "close"}) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:

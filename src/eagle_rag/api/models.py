@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
-from eagle_rag.types import MatchKind, SearchMode
+from eagle_rag.types import MatchKind, SearchMode, TotalRelation
 
 
 def _plain_text(value: str) -> str:
@@ -38,8 +38,12 @@ def _filter_value(value: str) -> str:
 PlainText = Annotated[str, AfterValidator(_plain_text)]
 FilterValue = Annotated[str, StringConstraints(min_length=1, max_length=256), AfterValidator(_filter_value)]
 KbName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")]
+DateBound = Annotated[str, StringConstraints(pattern=r"^\d{4}(-\d{2}(-\d{2})?)?$")]
 HARD_MAX_QUERY_CHARS = 20_000
 HARD_MAX_LIST = 1000
+HARD_MAX_IMAGE_B64 = 64 * 1024 * 1024  # base64 of a query image (the service applies ingest.max_file_bytes)
+MAX_FILTER_VALUES = 100
+"""Most values of one filter list (kb_names, document_ids, tags, ...); search.max_filter_values may only lower it."""
 
 
 class ErrorDetail(BaseModel):
@@ -68,20 +72,47 @@ class SearchBody(BaseModel):
 
     query: PlainText = Field(min_length=1, max_length=HARD_MAX_QUERY_CHARS,
                              description="the search text (limit: search.max_query_chars, default 2000)")
-    top_k: int = Field(5, ge=1, le=100, description="hits to return (limit: search.max_top_k, at most 100)")
-    kb_names: list[KbName] = Field(default_factory=list, max_length=HARD_MAX_LIST,
+    top_k: int = Field(5, ge=1, le=100, strict=True,
+                       description="hits to return (limit: search.max_top_k, at most 100)")
+    kb_names: list[KbName] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
                                    description="restrict to these knowledge bases (unknown names: 404)")
-    document_ids: list[FilterValue] = Field(default_factory=list, max_length=HARD_MAX_LIST,
+    document_ids: list[FilterValue] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
                                             description="restrict to these documents")
-    tags: list[FilterValue] = Field(default_factory=list, max_length=HARD_MAX_LIST,
+    tags: list[FilterValue] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
                                     description="restrict to documents carrying any of these tags")
     mode: SearchMode = Field(SearchMode.HYBRID, description="bm25 | dense | hybrid | full")
-    explain: bool = Field(False, description="add every hit's score trail (rank and score per stage)")
-    strict: bool = Field(False, description="datasets catalog only (POST /datasets/search): exact name "
-                                            "matching; the core search reports it in `warnings`")
-    synonyms: bool = Field(True, description="datasets catalog only (POST /datasets/search): expand "
-                                             "synonyms; the core search reports a change in `warnings`")
-    has_image: bool = Field(False, description="the query comes with an image (routing hint for plugins)")
+    explain: bool = Field(False, strict=True, description="add every hit's score trail (rank and score per stage)")
+    has_image: bool = Field(False, strict=True, description="the query comes with an image (routing hint for plugins)")
+    image: str | None = Field(None, max_length=HARD_MAX_IMAGE_B64,
+                              description="a query image, base64 (PNG, JPEG, TIFF, DICOM, NIfTI): searched with a "
+                                          "visual encoder; 400 when none has a model (see /health image_models)")
+    offset: int = Field(0, ge=0, le=1000, strict=True,
+                        description="hits to skip, from 0: page n of size k is offset=n*k "
+                                    "(offset + top_k at most search.max_window, default 100)")
+    source_types: list[FilterValue] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
+                                            description="keep chunks of these source types (text, markdown, "
+                                                        "html, jsonl, beir, ...)")
+    chunk_types: list[FilterValue] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
+                                           description="keep chunks of these chunk types")
+    sections: list[FilterValue] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
+                                        description="keep chunks of these sections (metadata section or "
+                                                    "biomed_section, e.g. dosage, adverse_reactions)")
+    doc_types: list[FilterValue] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
+                                         description="keep chunks of these document types (metadata doc_type or "
+                                                     "biomed_doc_type)")
+    published_from: DateBound | None = Field(None, description="keep documents published on or after this "
+                                                               "date (YYYY, YYYY-MM or YYYY-MM-DD)")
+    published_to: DateBound | None = Field(None, description="keep documents published on or before this date")
+
+
+class SearchBatchBody(BaseModel):
+    """``POST /search/batch``: several searches in one request, answered in order."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"searches": [{"query": "imatinib dosage", "top_k": 3}, {"query": "warfarin bleeding", "top_k": 3}]}]})
+
+    searches: list[SearchBody] = Field(min_length=1, max_length=HARD_MAX_LIST,
+                                       description="the searches (limit: api.max_batch, default 32)")
 
 
 class StageScoreModel(BaseModel):
@@ -89,6 +120,7 @@ class StageScoreModel(BaseModel):
     rank: int = Field(description="rank in this stage, from 1")
     score: float
     detail: dict[str, float] = Field(default_factory=dict)
+    skipped: str = Field("", description="why the stage left this hit unscored (e.g. language), empty if scored")
 
 
 class SearchHitModel(BaseModel):
@@ -115,15 +147,27 @@ class SearchResponseModel(BaseModel):
 
     query: str
     hits: list[SearchHitModel]
-    total: int = Field(description="number of hits returned")
-    exhaustive: bool = Field(description="true when every match is returned (asking for more finds nothing)")
+    total: int = Field(description="matching hits in the candidate pool of the query (every page together)")
+    total_relation: TotalRelation = Field(TotalRelation.EQ, description="eq: total is exact; gte: at least "
+                                                                        "total (a candidate list was cut)")
+    offset: int = Field(0, description="hits skipped before this page")
+    exhaustive: bool = Field(description="true when no match lies beyond this page (asking for more finds nothing)")
     mode: SearchMode
     empty_reason: str | None = Field(None, description="why the list is empty (null when it is not)")
     excluded_by_filter: dict[str, int] = Field(
         default_factory=dict, description="when empty: how many documents each filter excludes on its own")
     route: dict[str, Any] = Field(default_factory=dict, description="collections searched and why")
     timings_ms: dict[str, float] = Field(default_factory=dict)
-    warnings: list[str] = Field(default_factory=list, description="options this endpoint did not apply")
+    dropped: dict[str, int] = Field(default_factory=dict, description="candidates left out and why: "
+                                    "semantic_floor (semantic-only hits under the cosine floor), filters "
+                                    "(chunks the metadata filters removed)")
+    warnings: list[str] = Field(default_factory=list, description="how the answer was degraded: a plugin "
+                                "stage that failed and was skipped, or an option this endpoint did not apply")
+    request_id: str = ""
+
+
+class SearchBatchResponseModel(BaseModel):
+    results: list[SearchResponseModel] = Field(description="one answer per search, in order")
     request_id: str = ""
 
 
@@ -156,10 +200,31 @@ class FileFailureModel(BaseModel):
     error: str
 
 
+class RecordFailureModel(BaseModel):
+    file: str
+    record: int = Field(description="the record's number in its file, from 1")
+    reason: str
+    line: int | None = Field(None, description="the line the record starts on, from 1")
+    record_id: str | None = Field(None, description="the record's id, when it could be read")
+
+
+class FileCountsModel(BaseModel):
+    path: str
+    records: int = Field(description="records read")
+    ingested: int = Field(description="records written (new or changed); in a dry run, valid records")
+    skipped: int = Field(description="records unchanged since the last ingest")
+    failed: int = Field(description="bad records")
+    stopped: str = Field(description="why the file stopped before its end (too many bad records); empty if not")
+
+
 class IngestReportModel(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "kb_name": "demo", "files": 2, "documents": 2, "chunks": 14, "skipped_unchanged": 0, "replaced": 0,
-        "failures": [], "seconds": 1.2}]})
+        "failures": [], "seconds": 1.2, "records_failed": 1, "record_failures": [
+            {"file": "/srv/corpus.jsonl", "record": 3, "line": 3, "record_id": None, "reason": "invalid JSON "
+             "(Expecting value)"}],
+        "files_detail": [{"path": "/srv/corpus.jsonl", "records": 3, "ingested": 2, "skipped": 0, "failed": 1,
+                          "stopped": ""}], "dry_run": False}]})
 
     kb_name: str
     files: int
@@ -167,8 +232,14 @@ class IngestReportModel(BaseModel):
     chunks: int
     skipped_unchanged: int
     replaced: int
-    failures: list[FileFailureModel]
+    failures: list[FileFailureModel] = Field(description="files not ingested at all")
     seconds: float
+    skipped_files: int = 0
+    warnings: list[FileFailureModel] = Field(default_factory=list)
+    records_failed: int = Field(0, description="bad records over every file")
+    record_failures: list[RecordFailureModel] = Field(default_factory=list, description="every bad record")
+    files_detail: list[FileCountsModel] = Field(default_factory=list, description="record counts per file")
+    dry_run: bool = Field(False, description="true: parsed and validated only, nothing written")
 
 
 class StoreHealth(BaseModel):
@@ -178,6 +249,11 @@ class StoreHealth(BaseModel):
     info: dict[str, Any] = Field(default_factory=dict)
 
 
+class DegradedPlugin(BaseModel):
+    failures: dict[str, int] = Field(description="hook name -> unexpected failures since start")
+    last: str = Field(description="the hook and exception of the last failure")
+
+
 class HealthModel(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "status": "ok", "version": "0.1.0", "stores": {
@@ -185,9 +261,18 @@ class HealthModel(BaseModel):
             "vectors": {"state": "ok", "latency_ms": 5.0, "info": {"eagle_text": True}},
             "lexical": {"state": "ok", "latency_ms": 0.4, "info": {"eagle_text": 310}}}}]})
 
-    status: str = Field(description="ok | degraded (the process is alive; a store is down or slow)")
+    status: str = Field(description="ok | degraded (the process is alive; a store is down or slow, or a "
+                        "plugin stage failed)")
     version: str
     stores: dict[str, StoreHealth]
+    degraded_plugins: dict[str, DegradedPlugin] = Field(
+        default_factory=dict, description="plugins whose hooks failed unexpectedly since start: failures per hook")
+    reasons: list[str] = Field(default_factory=list, description="why the status is degraded: a store down or "
+                               "slow, a store file missing, store counts that disagree with the registry, a "
+                               "failing plugin (empty when ok)")
+    image_models: dict[str, dict[str, str]] = Field(
+        default_factory=dict, description="each visual encoder label: state (loaded, hash, configured, or missing: "
+        "images are then indexed by their text only and a query image is refused), model_ref and detail")
 
 
 class PluginInfo(BaseModel):

@@ -6,20 +6,22 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from fastapi import Path as PathParam
 
 from eagle_rag import service
 from eagle_rag.api.deps import ERROR_RESPONSES, check_plain_id, get_engine, get_write_lock
 from eagle_rag.api.models import DeletedModel, DocumentModel, IngestReportModel
+from eagle_rag.api.redact import public_path, scrub
 from eagle_rag.api.uploads import (
+    UploadBatch,
     remove_upload,
     resolve_server_paths,
-    save_upload,
-    uploads_root,
+    store_failure,
     validate_ingest_kb,
 )
 from eagle_rag.errors import IngestError, InvalidRequest, NotFound
+from eagle_rag.index_health import check_index
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
@@ -29,14 +31,37 @@ DocumentId = Annotated[str, PathParam(min_length=1, max_length=256, description=
 _RESPONSES_403: dict[int | str, dict[str, Any]] = {
     **ERROR_RESPONSES,
     403: {"model": ERROR_RESPONSES[400]["model"],
-          "description": "a server-side path outside ingest.allowed_roots; code path_not_allowed"},
+          "description": "a server-side path outside ingest.allowed_roots (code path_not_allowed), or a browser "
+                         "request from another site (code cross_site_refused)"},
+    413: {"model": ERROR_RESPONSES[400]["model"],
+          "description": "the body is over api.max_upload_bytes, a file over ingest.max_file_bytes (code "
+                         "payload_too_large), or the kb's uploads would pass api.max_upload_bytes_per_kb (code "
+                         "upload_quota_exceeded)"},
 }
 
 
 @router.get("/documents/{document_id}", response_model=DocumentModel, responses=ERROR_RESPONSES,
             summary="The registry record of a document", operation_id="get_document")
 def get_document(document_id: DocumentId, engine: Engine = Depends(get_engine)) -> dict[str, Any]:
-    return service.get_document(engine, check_plain_id(document_id, "document_id"))
+    """``source_uri`` names the file as the client knows it: an upload by the name it was sent
+    under, a server-side file relative to its ingest root; never an absolute server path."""
+    record = service.get_document(engine, check_plain_id(document_id, "document_id"))
+    settings = engine.settings
+    return {**record, "source_uri": public_path(str(record["source_uri"]), settings.data_path,
+                                                settings.ingest.allowed_roots)}
+
+
+_INGEST_BODY_RULE: dict[str, Any] = {"requestBody": {"content": {"multipart/form-data": {"schema": {
+    "anyOf": [{"required": ["files"]}, {"required": ["paths"]}]}}}}}
+"""The schema states what the server requires: at least one of ``files`` and ``paths``."""
+
+
+async def refuse_empty_kb_name(request: Request) -> None:
+    """An empty ``kb_name`` field is a 400 (a form leaves an empty field out, which would mean ``default``)."""
+    form = await request.form()
+    if "kb_name" in form and not str(form["kb_name"]).strip():
+        raise InvalidRequest("kb_name is empty: leave the field out for the kb 'default', or name a kb",
+                             {"field": "kb_name"})
 
 
 @router.delete("/documents/{document_id}", response_model=DeletedModel, responses=ERROR_RESPONSES,
@@ -54,20 +79,24 @@ def delete_document(document_id: DocumentId, engine: Engine = Depends(get_engine
 
 @router.post("/ingest", response_model=IngestReportModel, responses=_RESPONSES_403,
              summary="Ingest uploaded files, or files under the server's allowed roots",
-             operation_id="ingest")
+             operation_id="ingest", dependencies=[Depends(refuse_empty_kb_name)], openapi_extra=_INGEST_BODY_RULE)
 def ingest(
     files: Annotated[list[UploadFile] | None, File(description="files to upload and ingest")] = None,
     paths: Annotated[list[str] | None, Form(description="server-side files or folders, inside "
                                                         "ingest.allowed_roots (off when unset)")] = None,
     kb_name: Annotated[str, Form(max_length=64, description="knowledge base to ingest into")] = "default",
+    dry_run: Annotated[bool, Form(description="parse and validate, report, write nothing")] = False,
+    max_errors: Annotated[int | None, Form(ge=0, description="bad records a file may have before it stops "
+                                                              "(default ingest.max_record_errors)")] = None,
     engine: Engine = Depends(get_engine),
     lock: threading.Lock = Depends(get_write_lock),
 ) -> dict[str, Any]:
     """Send ``multipart/form-data`` with one or more ``files`` parts and/or ``paths`` fields.
 
     Re-sending a file replaces its document (ids are stable per kb and file name). The answer is
-    the ingest report; when nothing at all could be ingested it is a 422 ``ingest_failed`` with
-    the report in ``details``. The whole body is bounded by ``api.max_upload_bytes``.
+    the ingest report, bad records of multi-record files included (``record_failures``, counts per
+    file in ``files_detail``); when nothing at all could be ingested it is a 422 ``ingest_failed``
+    with the report in ``details``. The whole body is bounded by ``api.max_upload_bytes``.
     """
     validate_ingest_kb(kb_name)
     files, paths = files or [], paths or []
@@ -78,13 +107,22 @@ def ingest(
         raise InvalidRequest(f"{len(files) + len(paths)} files and paths; the limit is {limit}",
                              {"limit": limit})
     sources: list[Path] = resolve_server_paths(paths, engine.settings.ingest.allowed_roots) if paths else []
+    settings = engine.settings
+    uploads = UploadBatch(settings.data_path, kb_name, settings.ingest.max_file_bytes,
+                          settings.api.max_upload_bytes_per_kb)
     with lock:
-        if files:
-            target = uploads_root(engine.settings.data_path, kb_name)
-            max_bytes = engine.settings.ingest.max_file_bytes
-            sources += [save_upload(f.file, f.filename, target, max_bytes) for f in files]
-        report = engine.ingest(sources, kb_name=kb_name)
-    out = {"kb_name": kb_name, **report.to_dict()}
-    if report.failures and not report.documents and not report.skipped_unchanged:
+        sources += [uploads.save(f.file, f.filename) for f in files]
+        try:
+            report = engine.ingest(sources, kb_name=kb_name, dry_run=dry_run, max_errors=max_errors,
+                                   skip_missing=True)  # a missing server-side path is a failure in the report
+        except BaseException:
+            uploads.abandon()
+            raise
+        uploads.settle(report, dry_run)
+    failed_store = store_failure(report, check_index(engine).problems)
+    if failed_store is not None:
+        raise failed_store
+    out = scrub({"kb_name": kb_name, **report.to_dict()}, settings.data_path, settings.ingest.allowed_roots)
+    if report.any_failed and not report.documents and not report.skipped_unchanged:
         raise IngestError("no document could be ingested", {"report": out})
     return out

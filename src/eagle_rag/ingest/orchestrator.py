@@ -5,10 +5,20 @@ complete documents only, so a crash mid-ingest never leaves a half-visible docum
 content (same hash) is skipped; changed content replaces the old chunks. A bad file is reported
 and skipped while the others go on. Embedding runs in batches across documents.
 
+Files are read record by record (PARSE_RECORDS, else PARSE): documents are written in batches of
+:data:`DOCS_PER_BATCH` as they are read, so memory does not grow with the size of a file or with
+the records already written. A bad record is reported (:class:`RecordFailure`, with its line) and
+the file goes on; a later record with an id seen before in the same file is a bad record too. A
+file stops once it has more bad records than ``max_errors`` (``ingest.max_record_errors``; unset:
+the larger of 1,000 and 1% of the records read so far); what was read before stays written.
+A dry run parses, validates and chunks, reports, and writes nothing.
+
 A route selector may answer :data:`SKIP_ROUTE` (``"skip"``): the file is ignored silently (e.g. the
 caption sidecar of an image). When ``ingest.allowed_roots`` is set, every file (symlinks resolved)
-must lie inside one of them or the engine's upload folder. Records a parser skipped inside a good
-file (``metadata["parse_warnings"]``: ``[{"record", "reason"}]``) are reported per file as warnings.
+must lie inside one of them or the engine's upload folder. Records a list-returning parser skipped
+inside a good file (``metadata["parse_warnings"]``: ``[{"record", "reason"}]``) are reported per file
+as warnings; a parser that speaks of records (PARSE_RECORDS, or a ``ParseResult``) reports them as
+record failures instead.
 Classification and embedding dispatch (image chunks, exclusive groups) live in
 :mod:`eagle_rag.ingest.dispatch`.
 """
@@ -18,8 +28,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pluggy
@@ -28,17 +39,19 @@ from eagle_rag.context import HookContext
 from eagle_rag.errors import IngestError
 from eagle_rag.ingest.chunker import chunk_document, content_version
 from eagle_rag.ingest.dispatch import check_decision, classify, embed_input
-from eagle_rag.ingest.report import FileFailure, IngestReport, parse_warnings
+from eagle_rag.ingest.records import ParseResult, Record, RecordFailure, RecordItem, numbered, strict_documents
+from eagle_rag.ingest.report import FileCounts, FileFailure, IngestReport, parse_warnings, record_error_limit
 from eagle_rag.ingest.sources import allowed_ingest_roots, check_inside_roots, iter_source_files, read_source
 from eagle_rag.ingest.writer import BatchWriter, Prepared, collection_names, vector_collections
-from eagle_rag.protocols import DocumentRecord
 from eagle_rag.retrieve.safe_hooks import call_hook
 from eagle_rag.stores.availability import is_unavailable, settings_unavailable
 from eagle_rag.types import Chunk, ChunkClassification, DocumentStatus, ParsedDocument
 
 log = logging.getLogger(__name__)
-ProgressFn = Callable[[int, int], None]
+ProgressFn = Callable[[int, int | None], None]
+"""Called with (records read so far, total or None when unknown), from the first record on."""
 DOCS_PER_BATCH = 256
+PROGRESS_EVERY = 256
 _PROTECTED = ("id", "text", "path", "document_id", "ordinal")
 SKIP_ROUTE = "skip"
 __all__ = ["SKIP_ROUTE", "FileFailure", "IngestOrchestrator", "IngestReport", "collection_names",
@@ -56,6 +69,40 @@ def content_hash(doc: ParsedDocument) -> str:
     return h.hexdigest()
 
 
+@dataclass
+class _Pending:
+    """A good record waiting for its batch: the file it counts for, and whether its file speaks of
+    records (a failure is then a :class:`RecordFailure`, else a :class:`FileFailure` of the document)."""
+
+    record: Record
+    counts: FileCounts
+    by_record: bool
+
+
+@dataclass
+class _Run:
+    """The state of one ingest run: the report, the records waiting for their batch, progress."""
+
+    report: IngestReport
+    progress: ProgressFn | None
+    pending: list[_Pending] = field(default_factory=list)
+    records: int = 0
+
+    def tick(self, force: bool = False) -> None:
+        if self.progress and (force or self.records == 1 or self.records % PROGRESS_EVERY == 0):
+            self.progress(self.records, None)
+
+    def fail(self, entry: _Pending, reason: str) -> None:
+        """A good record that could not be written (or validated)."""
+        entry.counts.failed += 1
+        rec, doc = entry.record, entry.record.document
+        if entry.by_record:
+            rid = str(doc.metadata.get("record_id", doc.document_id))
+            self.report.record_failures.append(RecordFailure(entry.counts.path, rec.record, reason, rec.line, rid))
+        else:
+            self.report.failures.append(FileFailure(doc.source_uri, reason))
+
+
 class IngestOrchestrator:
     """Runs the ingest hooks over files. Stores and encoders come from ``ctx.services``."""
 
@@ -63,30 +110,51 @@ class IngestOrchestrator:
         self.pm = pm
         self.writer = BatchWriter(pm)
 
-    # ------------------------------------------------------------------ files -> documents
-    def parse_file(self, ctx: HookContext, path: Path, kb_name: str) -> list[ParsedDocument]:
-        """Parse one file through INGEST_ROUTE_SELECTORS and PARSE. Raises IngestError.
+    # ------------------------------------------------------------------ files -> records
+    def records(self, ctx: HookContext, path: Path, kb_name: str) -> tuple[Iterator[RecordItem], bool] | None:
+        """The records of one file through INGEST_ROUTE_SELECTORS, then PARSE_RECORDS or PARSE, and
+        whether the parser spoke of records (PARSE_RECORDS, or PARSE answering a ParseResult).
 
-        Returns an empty list for a file whose route is :data:`SKIP_ROUTE`.
+        Returns None for a file whose route is :data:`SKIP_ROUTE`. Raises IngestError (the iterator
+        may raise it too, for a file that cannot be read).
         """
         check_inside_roots(path, allowed_ingest_roots(ctx.settings.ingest.allowed_roots, ctx.settings.data_path))
         route = call_hook(ctx, self.pm.hook.eagle_ingest_route_selector, None, path=path,
                           suffix=path.suffix.lower())
         if route == SKIP_ROUTE:
-            return []
+            return None
         if route is None:
             raise IngestError(f"{path.name}: unsupported file type {path.suffix or '(none)'!r}")
+        stream = self.pm.hook.eagle_parse_records(ctx=ctx, path=path, route=route, kb_name=kb_name)
+        if stream is not None:
+            return iter(stream), True
         data = read_source(path, ctx.settings.ingest.max_file_bytes)
-        docs = self.pm.hook.eagle_parse(ctx=ctx, path=path, route=route, data=data, kb_name=kb_name)
-        if not docs:
+        parsed = self.pm.hook.eagle_parse(ctx=ctx, path=path, route=route, data=data, kb_name=kb_name)
+        if isinstance(parsed, ParseResult):
+            return iter([*parsed.documents, *parsed.failures]), True
+        if not parsed:
             raise IngestError(f"{path.name}: no parser for route {route!r}")
-        return list(docs)
+        return iter(list(parsed)), False
+
+    def parse_file(self, ctx: HookContext, path: Path, kb_name: str) -> list[ParsedDocument]:
+        """Every document of one file, or IngestError at its first bad record (strict; ingest itself
+        goes on past bad records). Returns an empty list for a file whose route is :data:`SKIP_ROUTE`."""
+        found = self.records(ctx, path, kb_name)
+        return [] if found is None else strict_documents(found[0], str(path), f"{path.name}: no records")
 
     def ingest_paths(self, ctx: HookContext, paths: Sequence[Path], kb_name: str = "default",
-                     progress: ProgressFn | None = None) -> IngestReport:
-        """Ingest files and folders (recursively). Returns what happened, failures included."""
+                     progress: ProgressFn | None = None, *, dry_run: bool = False,
+                     max_errors: int | None = None) -> IngestReport:
+        """Ingest files and folders (recursively). Returns what happened, failures included.
+
+        ``max_errors`` overrides ``ingest.max_record_errors``; ``dry_run`` writes nothing.
+
+        Raises:
+            StoreUnavailable: when a store cannot be reached (the ingest stops; a re-run resumes it).
+        """
         started = time.perf_counter()
-        report = IngestReport()
+        run = _Run(IngestReport(dry_run=dry_run), progress)
+        report = run.report
         roots = allowed_ingest_roots(ctx.settings.ingest.allowed_roots, ctx.settings.data_path)
         inside: list[Path] = []
         for given in paths:
@@ -97,72 +165,121 @@ class IngestOrchestrator:
                 report.failures.append(FileFailure(str(given), exc.message))
         files, missing = iter_source_files(inside)
         report.failures.extend(FileFailure(str(p), "no such file or directory") for p in missing)
-        docs: list[ParsedDocument] = []
+        limit = max_errors if max_errors is not None else ctx.settings.ingest.max_record_errors
         for path in files:
-            try:
-                parsed = self.parse_file(ctx, path, kb_name)
-            except IngestError as exc:
-                report.files += 1
-                report.failures.append(FileFailure(str(path), exc.message))
-                ctx.log_decision("ingest_file_failed", summary=exc.message, path=str(path))
-                continue
-            if not parsed:
-                report.skipped_files += 1
-                continue
-            report.files += 1
-            report.warnings.extend(parse_warnings(path, parsed))
-            docs.extend(parsed)
-        self.ingest_documents(ctx, docs, report, progress)
+            self._ingest_file(ctx, run, path, kb_name, limit)
+        self._flush(ctx, run)
+        run.tick(force=True)
         report.seconds = time.perf_counter() - started
         return report
 
-    # ------------------------------------------------------------------ documents -> stores
-    def ingest_documents(self, ctx: HookContext, docs: Sequence[ParsedDocument], report: IngestReport,
-                         progress: ProgressFn | None = None) -> IngestReport:
-        """Write ``docs`` (unchanged complete ones are skipped) in batches; see :mod:`eagle_rag.ingest.writer`.
+    def _ingest_file(self, ctx: HookContext, run: _Run, path: Path, kb_name: str, limit: int | None) -> None:
+        report = run.report
+        counts = FileCounts(str(path))
+        try:
+            found = self.records(ctx, path, kb_name)
+        except IngestError as exc:
+            report.files += 1
+            self._file_failed(ctx, report, path, exc)
+            return
+        if found is None:
+            report.skipped_files += 1
+            return
+        report.files += 1
+        report.files_detail.append(counts)
+        stream, by_record = found
+        warned: set[str] = set()
+        try:
+            with closing(numbered(stream, str(path))) as items:
+                for item in items:
+                    counts.records += 1
+                    run.records += 1
+                    run.tick()
+                    if isinstance(item, RecordFailure):
+                        counts.failed += 1
+                        report.record_failures.append(item)
+                        allowed = record_error_limit(limit, counts.records)
+                        if counts.failed > allowed:
+                            counts.stopped = (f"stopped at {item.where()}: more than {allowed} bad records; "
+                                              "the rest of the file was not read")
+                            break
+                        continue
+                    for warning in () if by_record else parse_warnings(path, [item.document]):
+                        if warning.error not in warned:
+                            warned.add(warning.error)
+                            report.warnings.append(warning)
+                    run.pending.append(_Pending(item, counts, by_record))
+                    if len(run.pending) >= DOCS_PER_BATCH:
+                        self._flush(ctx, run)
+        except IngestError as exc:  # the file could not be read (on): the records before it stay
+            counts.stopped = exc.message if counts.records else ""
+            self._file_failed(ctx, report, path, exc)
+            return
+        if counts.records == 0:
+            report.failures.append(FileFailure(str(path), f"{path.name}: no records"))
+        if counts.failed:
+            ctx.log_decision("ingest_records_failed", summary=f"{path.name}: {counts.failed} bad records",
+                             path=str(path), failed=counts.failed, records=counts.records, stopped=counts.stopped)
 
-        Raises:
-            StoreUnavailable: when a store cannot be reached (the ingest stops; a re-run resumes it).
-        """
-        registry = ctx.services.registry
-        todo: list[tuple[ParsedDocument, str, DocumentRecord | None]] = []
-        for doc in docs:
+    @staticmethod
+    def _file_failed(ctx: HookContext, report: IngestReport, path: Path, exc: IngestError) -> None:
+        report.failures.append(FileFailure(str(path), exc.message))
+        ctx.log_decision("ingest_file_failed", summary=exc.message, path=str(path))
+
+    # ------------------------------------------------------------------ records -> stores
+    def _flush(self, ctx: HookContext, run: _Run) -> None:
+        """Write the waiting records (unchanged complete ones are skipped); see :mod:`eagle_rag.ingest.writer`."""
+        pending, run.pending = run.pending, []
+        report, registry = run.report, ctx.services.registry
+        prepared: list[tuple[_Pending, Prepared]] = []
+        for entry in pending:
+            doc = entry.record.document
+            if report.dry_run:
+                self._validate(ctx, run, entry)
+                continue
             digest = content_hash(doc)
             old = registry.get(doc.document_id)
             if old is not None and old.status is DocumentStatus.COMPLETE and old.content_hash == digest:
                 report.skipped_unchanged += 1
+                entry.counts.skipped += 1
                 continue
-            todo.append((doc, digest, old))
-        prepared: list[Prepared] = []
-        for doc, digest, old in todo:
             try:
-                prepared.append(Prepared(doc, digest, old, self._prepare(ctx, doc, content_version(digest))))
+                prepared.append((entry, Prepared(doc, digest, old, self._prepare(ctx, doc, content_version(digest)))))
             except IngestError as exc:
-                report.failures.append(FileFailure(doc.source_uri, exc.message))
-        total_chunks = sum(len(p.items) for p in prepared)
-        done = 0
-        for start in range(0, len(prepared), DOCS_PER_BATCH):
-            batch = prepared[start:start + DOCS_PER_BATCH]
-            try:
-                done = self.writer.write(ctx, batch, done, total_chunks, progress)
-            except Exception as exc:  # noqa: BLE001 - reported per document, never half-visible
-                if is_unavailable(exc):
-                    raise settings_unavailable(exc, ctx.settings) from exc
-                log.exception("ingest batch failed")
-                for item in batch:
-                    self.writer.rollback(ctx, item, str(exc))
-                    kept = " (the previous version is kept)" if item.served else ""
-                    report.failures.append(FileFailure(item.doc.source_uri, f"{type(exc).__name__}: {exc}{kept}"))
-                continue
-            try:
-                self.writer.remove_stale(ctx, batch)
-            except Exception as exc:  # noqa: BLE001 - the new versions are complete; doctor cleans up
-                log.warning("removing old chunk versions failed (eagle-rag doctor --repair cleans up): %s", exc)
-            for item in batch:
-                report.documents += 1
-                report.chunks += len(item.chunk_ids)
-                report.replaced += int(item.old is not None)
-        return report
+                run.fail(entry, exc.message)
+        if not prepared:
+            return
+        batch = [p for _, p in prepared]
+        try:
+            self.writer.write(ctx, batch, 0, 0, None)
+        except Exception as exc:  # noqa: BLE001 - reported per document, never half-visible
+            if is_unavailable(exc):
+                raise settings_unavailable(exc, ctx.settings) from exc
+            log.exception("ingest batch failed")
+            for entry, item in prepared:
+                self.writer.rollback(ctx, item, str(exc))
+                kept = " (the previous version is kept)" if item.served else ""
+                run.fail(entry, f"{type(exc).__name__}: {exc}{kept}")
+            return
+        try:
+            self.writer.remove_stale(ctx, batch)
+        except Exception as exc:  # noqa: BLE001 - the new versions are complete; doctor cleans up
+            log.warning("removing old chunk versions failed (eagle-rag doctor --repair cleans up): %s", exc)
+        for entry, item in prepared:
+            entry.counts.ingested += 1
+            report.documents += 1
+            report.chunks += len(item.chunk_ids)
+            report.replaced += int(item.old is not None)
+
+    def _validate(self, ctx: HookContext, run: _Run, entry: _Pending) -> None:
+        """Dry run: a record is valid when it chunks into some text."""
+        ing = ctx.settings.ingest
+        doc = entry.record.document
+        if not chunk_document(doc, ing.chunk_chars, ing.chunk_overlap):
+            run.fail(entry, f"{doc.name}: no text to index")
+            return
+        entry.counts.ingested += 1
+        run.report.documents += 1
 
     def _prepare(self, ctx: HookContext, doc: ParsedDocument,
                  version: str = "") -> list[tuple[Chunk, ChunkClassification]]:
@@ -197,6 +314,8 @@ class IngestOrchestrator:
                 services.vectors.delete_document(collection, document_id)
         for collection in collection_names(ctx):
             services.lexical_for(collection).delete_document(document_id)
+        if services.has("tokens"):
+            services.tokens.delete_document(document_id)
 
     def delete_document(self, ctx: HookContext, document_id: str) -> bool:
         """Remove a document from every store and from the registry. False when unknown."""

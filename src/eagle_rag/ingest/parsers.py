@@ -1,28 +1,33 @@
-"""Core parsers: plain text, Markdown, HTML, JSON, JSONL and BEIR ``corpus.jsonl``.
+"""Core parsers: plain text, Markdown, HTML, JSON, JSONL, BEIR ``corpus.jsonl``, CSV and TSV.
 
 Each parser turns the bytes of one file into :class:`ParsedDocument` objects whose sections carry
 the document navigation (heading path). A bad file raises :class:`IngestError` with the reason.
+Ingest reads the multi-record formats (JSON, JSONL, BEIR, CSV, TSV) record by record instead
+(:mod:`eagle_rag.ingest.record_readers`); the whole-file parsers here stop at the first bad record.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import io
 import re
 from collections.abc import Callable, Iterable
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 from eagle_rag.errors import IngestError
+from eagle_rag.ingest.record_readers import FILE_RECORDS
+from eagle_rag.ingest.records import MAX_METADATA_DEPTH, record_document_id, strict_documents
 from eagle_rag.types import ParsedDocument, Section
 
+__all__ = ["MAX_ID_CHARS", "MAX_METADATA_DEPTH", "PARSERS", "file_document_id", "record_document_id",
+           "route_for_suffix"]
+
 MAX_ID_CHARS = 64
-MAX_METADATA_DEPTH = 32
-_ID_OK = re.compile(r"^[A-Za-z0-9_.:\-]{1,64}$")
 _SUFFIX_ROUTES = {
     ".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown",
     ".html": "html", ".htm": "html", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl",
+    ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
 }
 
 
@@ -38,16 +43,6 @@ def file_document_id(path: Path, kb_name: str) -> str:
     digest = hashlib.sha256(f"{kb_name}\x1f{path.resolve()}".encode()).hexdigest()[:8]
     stem = re.sub(r"[^A-Za-z0-9_.\-]+", "_", path.stem)[: MAX_ID_CHARS - 9] or "doc"
     return f"{stem}-{digest}"
-
-
-def record_document_id(raw: Any, kb_name: str) -> str:
-    """A record's own id when it is a safe short string, else a hash of it."""
-    text = str(raw).strip()
-    if not text:
-        raise IngestError("record has an empty id")
-    if _ID_OK.match(text):
-        return text
-    return "h-" + hashlib.sha256(f"{kb_name}\x1f{text}".encode()).hexdigest()[:30]
 
 
 def _decode(data: bytes, path: Path) -> str:
@@ -196,80 +191,23 @@ def parse_html(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
                            source_type="html", kb_name=kb_name)]
 
 
-def _record(obj: Any, where: str, kb_name: str, source_type: str, source_uri: str) -> ParsedDocument:
-    if not isinstance(obj, dict):
-        raise IngestError(f"{where}: expected a JSON object, got {type(obj).__name__}")
-    raw_id = obj.get("_id", obj.get("id"))
-    if raw_id is None:
-        raise IngestError(f"{where}: record has no 'id' or '_id'")
-    title = str(obj.get("title") or "").strip()
-    body = str(obj.get("text") or obj.get("body") or obj.get("abstract") or "").strip()
-    if not (title or body):
-        raise IngestError(f"{where}: record {raw_id!r} has neither 'title' nor 'text'")
-    text = f"{title}\n{body}" if title and body else (title or body)
-    doc_id = record_document_id(raw_id, kb_name)
-    tags = obj.get("tags") or ()
-    if not isinstance(tags, (list, tuple)) or not all(isinstance(t, str) for t in tags):
-        raise IngestError(f"{where}: 'tags' must be a list of strings")
-    metadata = obj.get("metadata") or {}
-    if not isinstance(metadata, dict):
-        raise IngestError(f"{where}: 'metadata' must be an object")
-    if _depth(metadata) > MAX_METADATA_DEPTH:  # the stores serialise it again, deeper in the stack
-        raise IngestError(f"{where}: 'metadata' is nested deeper than {MAX_METADATA_DEPTH} levels")
-    return ParsedDocument(doc_id, title or str(raw_id), source_uri, (Section((title or str(raw_id),), text),),
-                          source_type=source_type, kb_name=kb_name, tags=tuple(tags),
-                          metadata={**metadata, "record_id": str(raw_id)})
+def _strict(route: str) -> Callable[[Path, bytes, str], list[ParsedDocument]]:
+    records = FILE_RECORDS[route]
+
+    def parse(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
+        items = records(path, io.BytesIO(data), kb_name, len(data) + 1)
+        return strict_documents(items, str(path), f"{path.name}: no records")
+    parse.__name__ = f"parse_{route}"
+    parse.__doc__ = (f"Every document of a {route} file's bytes; IngestError at its first bad record "
+                     "(ingest itself reads these files record by record: :mod:`eagle_rag.ingest.record_readers`).")
+    return parse
 
 
-def _depth(value: Any) -> int:
-    """The nesting depth of a JSON value (1 for a flat object), computed without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        deepest = max(deepest, level)
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        stack.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
-    return deepest
-
-
-def parse_jsonl(path: Path, data: bytes, kb_name: str, source_type: str = "jsonl") -> list[ParsedDocument]:
-    docs: list[ParsedDocument] = []
-    seen: set[str] = set()
-    for lineno, line in enumerate(_decode(data, path).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise IngestError(f"{path.name} line {lineno}: invalid JSON ({exc.msg})") from exc
-        except RecursionError as exc:  # found by fuzzing: "[" * 100000
-            raise IngestError(f"{path.name} line {lineno}: JSON nested too deeply") from exc
-        doc = _record(obj, f"{path.name} line {lineno}", kb_name, source_type, f"{path}#{lineno}")
-        if doc.document_id in seen:
-            raise IngestError(f"{path.name} line {lineno}: duplicate id {doc.document_id!r}")
-        seen.add(doc.document_id)
-        docs.append(doc)
-    if not docs:
-        raise IngestError(f"{path.name}: no records")
-    return docs
-
-
-def parse_beir(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
-    return parse_jsonl(path, data, kb_name, source_type="beir")
-
-
-def parse_json(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
-    try:
-        obj = json.loads(_decode(data, path))
-    except json.JSONDecodeError as exc:
-        raise IngestError(f"{path.name}: invalid JSON ({exc.msg} at line {exc.lineno})") from exc
-    except RecursionError as exc:  # found by fuzzing: "[" * 100000
-        raise IngestError(f"{path.name}: JSON nested too deeply") from exc
-    items = obj if isinstance(obj, list) else [obj]
-    docs = [_record(o, f"{path.name} item {i}", kb_name, "json", f"{path}#{i}") for i, o in enumerate(items)]
-    if not docs:
-        raise IngestError(f"{path.name}: no records")
-    return docs
+parse_jsonl = _strict("jsonl")
+parse_beir = _strict("beir")
+parse_json = _strict("json")
+parse_csv = _strict("csv")
+parse_tsv = _strict("tsv")
 
 
 PARSERS: dict[str, Callable[[Path, bytes, str], list[ParsedDocument]]] = {
@@ -279,4 +217,7 @@ PARSERS: dict[str, Callable[[Path, bytes, str], list[ParsedDocument]]] = {
     "json": parse_json,
     "jsonl": parse_jsonl,
     "beir": parse_beir,
+    "csv": parse_csv,
+    "tsv": parse_tsv,
 }
+"""Every core route as a whole-file parser (bytes in, documents out)."""

@@ -12,10 +12,12 @@ sentence keeps the topic of its document. At query time the sentence channel
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+import pysbd
+
+from eagle_rag.analysis import cjk_ratio
 from eagle_rag.types import Chunk
 
 SENTENCE_SUFFIX = "__sentences"
@@ -25,11 +27,14 @@ SENTENCE_ID_SEP = "~s"
 PARENT_KEY = "sentence_of"
 """The metadata key of a sentence row that names its chunk."""
 MIN_SENTENCE_CHARS = 16
-"""Pieces shorter than this (section labels, list numbers, stray abbreviations) get no row."""
+"""A piece shorter than this (a section label, a list number) is joined to its neighbour, never dropped."""
+MIN_CJK_SENTENCE_CHARS = 6
+"""The same for a mostly Chinese piece (a CJK character carries about a word)."""
+ABBREVIATIONS = ("et al.", "fig.", "figs.", "i.v.", "i.p.", "i.m.", "s.c.", "p.o.", "e.g.", "i.e.", "approx.", "vs.",
+                 "dr.", "prof.", "no.", "ref.", "refs.", "eq.", "cf.", "ca.", "resp.", "incl.", "mg.", "min.")
+"""Piece endings that are abbreviations, not sentence ends: a cut after one is undone."""
 
-# A Latin sentence ends at . ! or ? followed by space and an upper-case letter, a digit or an
-# opening bracket ("... increased. In mice ..."); a CJK one at a full stop, ! or ? of that script.
-_BOUNDARY = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[])|(?<=[。！？])")
+_SEGMENTER = pysbd.Segmenter(language="en", clean=False, char_span=True)
 
 
 def sentence_collection(collection: str) -> str:
@@ -37,10 +42,47 @@ def sentence_collection(collection: str) -> str:
     return f"{collection}{SENTENCE_SUFFIX}"
 
 
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Contiguous ``(start, end)`` spans that cover ``text``: pysbd's sentence boundaries."""
+    try:
+        cuts = sorted({s.start for s in _SEGMENTER.segment(text)} - {0})
+    except Exception:  # noqa: BLE001 - the segmenter's regexes are a third party's: one piece instead
+        cuts = []
+    bounds = [0, *(c for c in cuts if 0 < c < len(text)), len(text)]
+    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if a < b]
+
+
+def _too_short(piece: str) -> bool:
+    text = piece.strip()
+    return len(text) < (MIN_CJK_SENTENCE_CHARS if cjk_ratio(text) >= 0.5 else MIN_SENTENCE_CHARS)
+
+
+def _ends_with_abbreviation(piece: str) -> bool:
+    words = piece.rstrip().lower().rsplit(None, 2)
+    tail2, tail1 = " ".join(words[-2:]), words[-1] if words else ""
+    return tail1 in ABBREVIATIONS or tail2 in ABBREVIATIONS
+
+
 def split_sentences(text: str) -> list[str]:
-    """The sentences of ``text`` (stripped, in order), without pieces under :data:`MIN_SENTENCE_CHARS`."""
-    pieces = (p.strip() for p in _BOUNDARY.split(text))
-    return [p for p in pieces if len(p) >= MIN_SENTENCE_CHARS]
+    """The sentences of ``text``, stripped, in order; no text is dropped.
+
+    Boundaries come from pysbd (rule-based: decimals, "et al. 2019", "(see Fig. 2)", Chinese full
+    stops); a cut right after a known abbreviation (:data:`ABBREVIATIONS`) is undone, and a piece
+    under :data:`MIN_SENTENCE_CHARS` characters (:data:`MIN_CJK_SENTENCE_CHARS` for Chinese) is
+    joined to the next one (the last to the previous), so every non-space character of ``text``
+    is in exactly one sentence. See docs/architecture.md, "Sentence rows".
+    """
+    pieces: list[str] = []
+    for start, end in _spans(text):
+        piece = text[start:end]
+        if pieces and (_ends_with_abbreviation(pieces[-1]) or _too_short(pieces[-1])):
+            pieces[-1] += piece
+        else:
+            pieces.append(piece)
+    if len(pieces) > 1 and _too_short(pieces[-1]):
+        tail = pieces.pop()
+        pieces[-1] += tail
+    return [p.strip() for p in pieces if p.strip()]
 
 
 def sentence_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:

@@ -5,13 +5,15 @@ For one batch of prepared documents:
 1. documents that no search serves yet (new, or left ``pending``/``failed`` by an earlier run) are
    recorded ``pending``, all in one transaction, so an interrupted run is visible to ``eagle-rag
    doctor`` and is redone by the next ingest;
-2. the chunks are embedded and written to the vector store and the lexical index (committed). Chunk
+2. the chunks are embedded and written to the vector store and the lexical index (committed), with
+   their sentence rows and late-interaction token vectors where the settings ask for them. Chunk
    ids carry the document's content version (:func:`eagle_rag.ingest.chunker.content_version`),
    so the new version of a changed document lands next to the old one, which searches keep
    serving meanwhile (they only show chunks of the version the registry names);
 3. the registry flips every document of the batch to ``complete`` with its new content hash, in one
    transaction: searches switch from the whole old version to the whole new one;
-4. chunks of other versions are deleted (:meth:`BatchWriter.remove_stale`). A crash before this step
+4. chunks of other versions are deleted (:meth:`BatchWriter.remove_stale`), with their sentence rows
+   and token vectors. A crash before this step
    leaves invisible stale chunks that ``eagle-rag doctor --repair`` removes.
 
 A failure in steps 1-3 rolls the batch back: a document whose old version is still served keeps it
@@ -32,6 +34,7 @@ from eagle_rag.ingest.dispatch import embed
 from eagle_rag.ingest.sentences import SENTENCE_SUFFIX, parent_chunk_id, sentence_chunks, sentence_collection
 from eagle_rag.protocols import DocumentRecord, StoreFilter
 from eagle_rag.retrieve.safe_hooks import call_hook
+from eagle_rag.stores.token_vectors import TokenVectors
 from eagle_rag.types import Chunk, ChunkClassification, DocumentStatus, ParsedDocument
 
 log = logging.getLogger(__name__)
@@ -84,6 +87,20 @@ def embed_sentence_rows(ctx: HookContext, pm: Any, encoder: str,
     return rows, [v for i in range(0, len(rows), step) for v in embed(ctx, pm, encoder, rows[i:i + step])]
 
 
+def embed_token_rows(ctx: HookContext, pm: Any, collection: str, chunks: Sequence[Chunk]) -> list[TokenVectors]:
+    """The late-interaction token vectors of ``chunks`` (``eagle_embed_tokens``, in batches of
+    ``encoders.batch_size``) when ``collection`` is one of ``ingest.token_vector_collections`` and the
+    token store is there; else none."""
+    if collection not in ctx.settings.ingest.token_vector_collections or not ctx.services.has("tokens"):
+        return []
+    step = ctx.settings.encoders.batch_size
+    rows: list[TokenVectors] = []
+    for i in range(0, len(chunks), step):
+        rows.extend(call_hook(ctx, pm.hook.eagle_embed_tokens, None, collection=collection,
+                              chunks=chunks[i:i + step]) or [])
+    return rows
+
+
 def upsert_sentence_rows(ctx: HookContext, collection: str, rows: Sequence[Chunk],
                          vectors: Sequence[list[float]]) -> int:
     """Write sentence rows of ``collection`` to its companion collection (created with the
@@ -113,6 +130,7 @@ class BatchWriter:
                 groups[(decision.collection, decision.encoder)].append(chunk)
         embedded: list[tuple[str, list[Chunk], list[list[float]]]] = []
         sentences: list[tuple[str, list[Chunk], list[list[float]]]] = []
+        tokens: list[TokenVectors] = []
         step = ctx.settings.encoders.batch_size
         for (collection, encoder), chunks in groups.items():
             vecs: list[list[float]] = []
@@ -125,6 +143,7 @@ class BatchWriter:
             embedded.append((collection, chunks, vecs))
             if collection in ctx.settings.ingest.sentence_collections:
                 sentences.append((collection, *embed_sentence_rows(ctx, self.pm, encoder, chunks)))
+            tokens.extend(embed_token_rows(ctx, self.pm, collection, chunks))
         for collection, chunks, vecs in embedded:
             profile = encoders.collection(collection)
             vectors.ensure_collection(collection, profile.dim, profile.extra_output_fields, profile.metric)
@@ -135,6 +154,8 @@ class BatchWriter:
             services.lexical_for(collection).add(chunks)
         for collection, rows, row_vecs in sentences:
             upsert_sentence_rows(ctx, collection, rows, row_vecs)
+        if tokens:
+            services.tokens.put(tokens)
         for collection in dict.fromkeys(c for c, _, _ in embedded):
             services.lexical_for(collection).commit()
         registry.upsert_many([p.record(DocumentStatus.COMPLETE, ctx.namespace, now) for p in batch])
@@ -183,4 +204,6 @@ class BatchWriter:
                 lexical.delete_chunks(ids)
                 lexical.commit()
                 deleted += len(ids)
+        if services.has("tokens"):
+            services.tokens.delete_chunks(c for c, d in services.tokens.chunk_refs(list(docs)) if doomed(c, d))
         return deleted

@@ -3,13 +3,67 @@ collections with sentence rows, ANN over their sentences (:mod:`eagle_rag.ingest
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from eagle_rag.context import HookContext
 from eagle_rag.ingest.sentences import parent_chunk_id, sentence_collection
 from eagle_rag.protocols import ScoredId, StoreFilter
 from eagle_rag.retrieve.safe_hooks import call_hook
-from eagle_rag.types import CollectionQueryPlan, NodeWithScore, ranked
+from eagle_rag.types import CollectionQueryPlan, Modality, NodeWithScore, ranked
+
+FILTER_FANOUT = 4
+"""With metadata filters, a channel reads this many times its depth from the store, then keeps the
+hits that pass (the stores cannot index every chunk attribute)."""
+TALLY_KEY = "retrieval_tally"
+
+
+@dataclass
+class RetrievalTally:
+    """What the channels of one search cut or left out, read by the service to report ``total``.
+
+    ``cut`` is true when a lexical list or a fused list was cut at its depth (more matches may
+    exist); ``dense_tail`` holds, per collection, the lowest cosine of a dense list that filled its
+    depth (more hits at least that similar may exist); ``filtered`` the chunk ids the metadata
+    filters removed. Shared by the plan threads of one request.
+    """
+
+    cut: bool = False
+    dense_tail: dict[str, float] = field(default_factory=dict)
+    filtered: set[str] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def note_dense(self, collection: str, hits: Sequence[ScoredId], depth: int) -> None:
+        if hits and len(hits) >= depth:
+            with self.lock:
+                low = min(h.score for h in hits)
+                self.dense_tail[collection] = max(self.dense_tail.get(collection, low), low)
+
+
+def tally(ctx: HookContext) -> RetrievalTally:
+    """The request's tally (created on first use)."""
+    found = ctx.extra.get(TALLY_KEY)
+    if not isinstance(found, RetrievalTally):
+        found = ctx.extra.setdefault(TALLY_KEY, RetrievalTally())
+    return found
+
+
+def _fetch_depth(depth: int, flt: StoreFilter) -> int:
+    return depth if flt.metadata is None or flt.metadata.empty else min(depth * FILTER_FANOUT, 16384)
+
+
+def keep_matching(ctx: HookContext, hits: Sequence[ScoredId], depth: int, flt: StoreFilter) -> list[ScoredId]:
+    """The first ``depth`` hits that pass ``flt.metadata``; the others are noted in the tally."""
+    if flt.metadata is None or flt.metadata.empty:
+        return list(hits)
+    kept = [h for h in hits if flt.metadata.matches(h.chunk)]
+    dropped = {h.id for h in hits if not flt.metadata.matches(h.chunk)}
+    if dropped:
+        record = tally(ctx)
+        with record.lock:
+            record.filtered |= dropped
+    return kept[:depth]
 
 
 def _nodes(hits: Sequence[ScoredId], collection: str, stage: str) -> list[NodeWithScore]:
@@ -20,7 +74,11 @@ def lexical_channel(ctx: HookContext, plan: CollectionQueryPlan, query: str, ext
                     depth: int, flt: StoreFilter) -> list[NodeWithScore]:
     """BM25 hits of the plan's collection, ranked from 1 (stage ``bm25``)."""
     index = ctx.services.lexical_for(plan.collection)
-    hits = index.search(query, depth, flt, extra_terms=tuple(extra_terms))
+    fetch = _fetch_depth(depth, flt)
+    raw = index.search(query, fetch, flt, extra_terms=tuple(extra_terms))
+    hits = keep_matching(ctx, raw, depth, flt)
+    if len(raw) >= fetch:
+        tally(ctx).cut = True
     return _nodes(hits, plan.collection, "bm25")
 
 
@@ -39,12 +97,29 @@ def embed_query(ctx: HookContext, encoder: str, text: str, kind: str = "query") 
     return list(vectors[0])
 
 
+def embed_query_image(ctx: HookContext, encoder: str, image: bytes) -> list[float]:
+    """The vector of a query image for a visual encoder label (EMBED_VISUAL hook)."""
+    vectors = call_hook(ctx, ctx.services.pm.hook.eagle_embed_visual, None, encoder=encoder, images=[image])
+    if not vectors:
+        raise RuntimeError(f"no plugin could embed an image with encoder {encoder!r}")
+    return list(vectors[0])
+
+
 def dense_channel(ctx: HookContext, plan: CollectionQueryPlan, dense_query: str, depth: int,
-                  flt: StoreFilter) -> list[NodeWithScore]:
-    """ANN hits of the plan's collection by cosine similarity, ranked from 1 (stage ``dense``)."""
-    vector = embed_query(ctx, plan.encoder, dense_query)
-    hits = ctx.services.vectors.search(plan.collection, vector, depth, flt)
-    return _nodes(hits, plan.collection, "dense")
+                  flt: StoreFilter, image: bytes | None = None) -> list[NodeWithScore]:
+    """ANN hits of the plan's collection by cosine similarity, ranked from 1 (stage ``dense``).
+
+    With a query ``image`` and a plan whose encoder is visual, the image is embedded, not the text.
+    """
+    visual = image is not None and ctx.services.encoders.spec(plan.encoder).modality is Modality.VISUAL
+    if visual and image is not None:
+        vector = embed_query_image(ctx, plan.encoder, image)
+    else:
+        vector = embed_query(ctx, plan.encoder, dense_query)
+    fetch = _fetch_depth(depth, flt)
+    raw = ctx.services.vectors.search(plan.collection, vector, fetch, flt)
+    tally(ctx).note_dense(plan.collection, raw, fetch)
+    return _nodes(keep_matching(ctx, raw, depth, flt), plan.collection, "dense")
 
 
 def sentence_channel(ctx: HookContext, plan: CollectionQueryPlan, dense_query: str, depth: int,
@@ -61,7 +136,9 @@ def sentence_channel(ctx: HookContext, plan: CollectionQueryPlan, dense_query: s
     if depth <= 0 or not vectors.has_collection(companion):
         return []
     vector = embed_query(ctx, plan.encoder, dense_query, kind="passage")
-    hits = vectors.search(companion, vector, min(depth * SENTENCE_FANOUT, 16384), flt)
+    fetch = min(depth * SENTENCE_FANOUT, 16384)
+    hits = vectors.search(companion, vector, fetch, flt)
+    tally(ctx).note_dense(plan.collection, hits, fetch)
     best: dict[str, float] = {}
     for hit in hits:
         parent = parent_chunk_id(hit.id)
@@ -71,6 +148,8 @@ def sentence_channel(ctx: HookContext, plan: CollectionQueryPlan, dense_query: s
     missing = [i for i in best if i not in chunks]
     if missing:
         chunks.update((c.id, c) for c in vectors.get_chunks(plan.collection, missing))
+    matching = {h.id for h in keep_matching(ctx, [ScoredId(i, 0.0, c) for i, c in chunks.items()], len(chunks),
+                                                flt)}
     nodes = [NodeWithScore(node=chunks[i], score=score, collection=plan.collection)
-             for i, score in best.items() if i in chunks]
+             for i, score in best.items() if i in matching]
     return ranked(nodes, "sentence")

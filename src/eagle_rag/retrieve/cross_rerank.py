@@ -1,36 +1,57 @@
 """Core Tier-2 for the ``full`` pipeline: the cross-encoder's rank fused with the incoming rank.
 
-The bundled ms-marco MiniLM cross-encoder scores the top ``search.cross_encoder_pool`` candidates
-(passages truncated to ``search.cross_encoder_max_tokens``). Its ranking is fused with the
-incoming (hybrid) ranking by weighted RRF, ``1/(k + rank_hybrid) + w_ce/(k + rank_ce)``, because on
-its own it does not beat the hybrid ranking on scientific text (see bench/README.md); ``w_ce`` is
-``search.cross_encoder_weight``, tuned on the SciFact train split. Candidates below the pool keep
-their order after it.
+The cross-encoder (label ``minilm-rerank``) scores the top ``search.cross_encoder_pool``
+candidates (passages truncated to ``search.cross_encoder_max_tokens``). Its ranking is fused with
+the incoming (hybrid) ranking by weighted RRF, ``1/(k + rank_hybrid) + w_ce/(k + rank_ce)`` with
+``w_ce = search.cross_encoder_weight``, because on its own it does not beat the hybrid ranking.
+A model is asked only about texts in the languages it declares (``EncoderSpec.languages``; the
+bundled MiniLM is English): for a query outside them the stage keeps the incoming order, and a
+passage outside them keeps only its incoming rank; both carry a trail entry skipped for
+``language``. Candidates below the pool keep their order after it. See docs/architecture.md.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
+from eagle_rag.analysis import model_covers
 from eagle_rag.context import HookContext
 from eagle_rag.retrieve.fusion import merge_rrf
-from eagle_rag.types import NodeWithScore, SearchMode, ranked
+from eagle_rag.types import NodeWithScore, SearchMode, StageScore, ranked
 
 CROSS_ENCODER_LABEL = "minilm-rerank"
+STAGE = "cross_encoder"
 
 
-def cross_encoder_rerank(ctx: HookContext, query: str, nodes: Sequence[NodeWithScore]) -> list[NodeWithScore] | None:
+def skipped_for_language(node: NodeWithScore, rank: int, stage: str = STAGE) -> NodeWithScore:
+    """``node`` with a trail entry saying ``stage`` left it unscored for its language (``rank`` from 1)."""
+    return dataclasses.replace(node, trail=(*node.trail, StageScore(stage, rank, node.score, skipped="language")))
+
+
+def cross_encoder_rerank(ctx: HookContext, query: str, nodes: Sequence[NodeWithScore],
+                         mode: SearchMode) -> list[NodeWithScore] | None:
     """Rerank for ``mode=full``; None (keep the order) for any other mode or an empty list."""
-    if ctx.extra.get("mode") is not SearchMode.FULL or not nodes:
+    if mode is not SearchMode.FULL or not nodes:
         return None
     opts = ctx.settings.search
+    languages = ctx.services.encoders.spec(CROSS_ENCODER_LABEL).languages
+    if not model_covers(languages, query):
+        ctx.log_decision("rerank_t2_general", summary="cross-encoder skipped: the query's language is not "
+                         f"one of the model's ({', '.join(sorted(languages))})")
+        return [skipped_for_language(n, rank) for rank, n in enumerate(nodes, start=1)]
     pool = list(nodes[: opts.cross_encoder_pool])
-    encoder = ctx.services.encoders.cross_encoder(CROSS_ENCODER_LABEL)
-    scores = encoder.score_pairs(query, [n.node.text for n in pool])
-    by_ce = ranked([n.scored("cross_encoder", float(s), 0) for n, s in zip(pool, scores, strict=True)],
-                   "cross_encoder_rank")
-    fused = merge_rrf([pool, by_ce], k=ctx.settings.router.rrf_k, weights=[1.0, opts.cross_encoder_weight],
+    scorable = [n for n in pool if model_covers(languages, n.node.text)]
+    lists = [pool]
+    if scorable:
+        encoder = ctx.services.encoders.cross_encoder(CROSS_ENCODER_LABEL)
+        scores = encoder.score_pairs(query, [n.node.text for n in scorable])
+        lists.append(ranked([dataclasses.replace(n, score=float(s)) for n, s in zip(scorable, scores, strict=True)],
+                            STAGE))
+    fused = merge_rrf(lists, k=ctx.settings.router.rrf_k, weights=[1.0, opts.cross_encoder_weight][: len(lists)],
                       stage="rerank_t2_core")
-    ctx.log_decision("rerank_t2_general", summary=f"cross-encoder over {len(pool)} candidates",
-                     weight=opts.cross_encoder_weight)
+    scored_ids = {n.node_id for n in scorable}
+    fused = [n if n.node_id in scored_ids else skipped_for_language(n, rank) for rank, n in enumerate(fused, start=1)]
+    ctx.log_decision("rerank_t2_general", summary=f"cross-encoder over {len(scorable)} of {len(pool)} candidates",
+                     weight=opts.cross_encoder_weight, skipped_language=len(pool) - len(scorable))
     return [*fused, *nodes[len(pool):]]

@@ -119,7 +119,7 @@ def sparse_overlap_score(query: str, text: str, extra_terms: Sequence[str] = ())
 
 def hybrid_fuse_dense_sparse(dense: Sequence[NodeWithScore], sparse: Sequence[NodeWithScore], query: str,
                              alpha: float, extra_terms: Sequence[str] = ()) -> list[NodeWithScore]:
-    """The seeds' alpha blend: ``combined = alpha * dense_score + (1 - alpha) * sparse_score``.
+    """The alpha blend of router.hybrid_mode ``alpha``: ``combined = alpha * dense_score + (1 - alpha) * sparse_score``.
 
     ``dense_score`` is the cosine similarity clipped to [0, 1] (0 for a node the dense channel did
     not return); ``sparse_score`` is :func:`sparse_overlap_score` of the node's text. Both inputs

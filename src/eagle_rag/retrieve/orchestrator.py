@@ -18,7 +18,7 @@ import pluggy
 from eagle_rag.analysis import cjk_ratio
 from eagle_rag.context import HookContext
 from eagle_rag.protocols import StoreFilter
-from eagle_rag.retrieve.channels import dense_channel, lexical_channel, sentence_channel
+from eagle_rag.retrieve.channels import dense_channel, lexical_channel, sentence_channel, tally
 from eagle_rag.retrieve.fusion import dedupe_cross_collection, hybrid_fuse_dense_sparse, merge_rrf
 from eagle_rag.retrieve.parent_doc import group_by_parent
 from eagle_rag.retrieve.safe_hooks import call_hook
@@ -64,7 +64,6 @@ class RetrieverOrchestrator:
         clock = _Clock()
         hook = self.pm.hook
         settings = ctx.settings.router
-        ctx.extra["mode"] = request.mode
         suffixes = call_hook(ctx, hook.eagle_query_assemble, [], request=request) or []
         query = " ".join([request.query, *[s for s in suffixes if s]])
         decision = call_hook(ctx, hook.eagle_classify_query, None, request=request, query=query)
@@ -72,7 +71,7 @@ class RetrieverOrchestrator:
             decision = QueryRouteDecision(plans=(), reason="no classifier answered")
         ctx.log_decision("route_query", plugin=decision.classifier or "core",
                          summary=decision.reason, plans=[p.collection for p in decision.plans])
-        call_hook(ctx, hook.eagle_query_dense_expand, None, query=query, plan=None)
+        call_hook(ctx, hook.eagle_query_dense_expand, None, query=query, plan=None, request=request)
         clock.lap("route")
         plans = list(decision.plans)
         futures = [self._pool.submit(self._retrieve_plan, ctx, request, query, plan, flt) for plan in plans]
@@ -87,14 +86,16 @@ class RetrieverOrchestrator:
             merged = dedupe_cross_collection(merged)
             ctx.log_decision("rrf_dedupe", summary=f"{before} -> {len(merged)}")
         post = call_hook(ctx, hook.eagle_rrf_post_merge, None, query=query, merged=merged,
-                         supplement=supplement)
+                         supplement=supplement, request=request)
         nodes = merged if post is None else post
         if decision.retrieval_hints.get("parent_doc_retrieval", settings.parent_doc_retrieval):
             nodes = group_by_parent(nodes, settings.parent_doc_max_chunks)
         clock.lap("merge")
-        pool = nodes[: max(settings.rerank_pool, request.top_k)]
+        pool = nodes[: rerank_pool_size(settings.rerank_pool, decision, request.top_k)]
+        if len(pool) < len(nodes):
+            tally(ctx).cut = True
         reranked = call_hook(ctx, hook.eagle_rerank_merged, None, query=query, nodes=pool,
-                             top_k=request.top_k)
+                             top_k=request.top_k, request=request)
         final = pool if reranked is None else reranked
         clock.lap("rerank")
         return RetrievalResult(nodes=final, decision=decision, query=query,
@@ -110,7 +111,8 @@ class RetrieverOrchestrator:
         if not services.vectors.has_collection(plan.collection):
             ctx.log_decision("retrieve_plan", summary="collection missing", collection=plan.collection)
             return []
-        expanded = call_hook(ctx, self.pm.hook.eagle_query_dense_expand, None, query=query, plan=plan)
+        expanded = call_hook(ctx, self.pm.hook.eagle_query_dense_expand, None, query=query, plan=plan,
+                             request=request)
         if expanded is None:
             expanded = ExpandedQuery(dense_query=query)
         router = ctx.settings.router
@@ -121,15 +123,18 @@ class RetrieverOrchestrator:
         use_dense = plan.dense and request.mode is not SearchMode.BM25
         lexical = (lexical_channel(ctx, plan, query, expanded.sparse_terms, depth, flt)
                    if use_lexical else [])
-        dense = dense_channel(ctx, plan, expanded.dense_query, depth, flt) if use_dense else []
+        dense = dense_channel(ctx, plan, expanded.dense_query, depth, flt, request.image) if use_dense else []
         sentences = (sentence_channel(ctx, plan, expanded.dense_query, depth, flt, [*lexical, *dense])
                      if use_dense and sentence_weight(ctx, query) > 0 else [])
         fused = self._fuse(ctx, query, expanded, lexical, dense, sentences)
         keep = max(plan.top_k, request.top_k)
+        if len(fused) > keep:
+            tally(ctx).cut = True
         fused = fused[:keep]
         ctx.log_decision("retrieve_plan", collection=plan.collection, encoder=plan.encoder,
                          lexical=len(lexical), dense=len(dense), sentence=len(sentences), fused=len(fused))
-        reranked = call_hook(ctx, self.pm.hook.eagle_rerank, None, query=query, plan=plan, nodes=fused)
+        reranked = call_hook(ctx, self.pm.hook.eagle_rerank, None, query=query, plan=plan, nodes=fused,
+                             request=request)
         return fused if reranked is None else reranked
 
     def _fuse(self, ctx: HookContext, query: str, expanded: ExpandedQuery, lexical: Sequence[NodeWithScore],
@@ -144,6 +149,13 @@ class RetrieverOrchestrator:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False)
+
+
+def rerank_pool_size(rerank_pool: int, decision: QueryRouteDecision, top_k: int) -> int:
+    """How many merged candidates RERANK_MERGED receives: the largest of ``router.rerank_pool``, the
+    route decision's hint ``rerank_pool`` (a plugin whose merged rerank scores a deeper pool asks for
+    it) and ``top_k``."""
+    return max(rerank_pool, int(decision.retrieval_hints.get("rerank_pool", 0)), top_k)
 
 
 _IDENTIFIER = re.compile(r"\S*(?:[0-9]|[^\w\s])\S*")

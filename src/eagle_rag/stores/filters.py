@@ -19,6 +19,7 @@ KB_NAME_MAX_LEN = 64
 VALUE_MAX_LEN = 256
 
 _KB_NAME_RE = re.compile(r"[A-Za-z0-9_.\-]+")
+_DATE_BOUND_RE = re.compile(r"\d{4}(?:-\d{2}(?:-\d{2})?)?")
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -102,17 +103,35 @@ def _in_clause(field: str, values: Iterable[str], max_len: int) -> str:
     return f"{field} in [{literals}]"
 
 
+def validate_date_bound(value: str) -> str:
+    """Return a date bound (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, month 01-12, day 01-31) unchanged.
+
+    Raises:
+        InvalidFilterError: for anything else.
+    """
+    if not isinstance(value, str) or not _DATE_BOUND_RE.fullmatch(value):
+        raise InvalidFilterError(f"invalid date {value!r}: use YYYY, YYYY-MM or YYYY-MM-DD")
+    parts = value.split("-")
+    if len(parts) > 1 and not 1 <= int(parts[1]) <= 12:
+        raise InvalidFilterError(f"invalid date {value!r}: month {parts[1]} is not 01-12")
+    if len(parts) > 2 and not 1 <= int(parts[2]) <= 31:
+        raise InvalidFilterError(f"invalid date {value!r}: day {parts[2]} is not 01-31")
+    return value
+
+
 def build_milvus_filter(flt: StoreFilter | None) -> str:
     """Build the Milvus boolean expression for a :class:`StoreFilter`.
 
     Returns ``""`` (no restriction) for ``None`` or an empty filter, otherwise clauses joined by
     ``and``, e.g. ``kb_name in ["a","b"] and document_id in ["x"]``. Duplicate values are dropped.
+    Of the metadata filters, ``source_types`` becomes a clause on the ``source_type`` field; the
+    others are checked on each hit by the retrieval channels.
 
     Raises:
-        InvalidFilterError: when a kb name fails :func:`validate_kb_name` or a document id or
-            chunk type cannot be escaped (see :func:`escape_milvus_string`).
+        InvalidFilterError: when a kb name fails :func:`validate_kb_name` or a document id,
+            chunk type or source type cannot be escaped (see :func:`escape_milvus_string`).
     """
-    if flt is None or flt.empty:
+    if flt is None:
         return ""
     clauses: list[str] = []
     if flt.kb_names:
@@ -123,4 +142,6 @@ def build_milvus_filter(flt: StoreFilter | None) -> str:
         clauses.append(_in_clause("document_id", flt.document_ids, VALUE_MAX_LEN))
     if flt.chunk_types:
         clauses.append(_in_clause("chunk_type", flt.chunk_types, VALUE_MAX_LEN))
+    if flt.metadata is not None and flt.metadata.source_types:
+        clauses.append(_in_clause("source_type", flt.metadata.source_types, VALUE_MAX_LEN))
     return " and ".join(clauses)

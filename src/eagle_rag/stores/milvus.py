@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from pymilvus import MilvusClient
+from pymilvus.exceptions import MilvusException
 
+from eagle_rag.errors import StoreUnavailable
 from eagle_rag.protocols import ScoredId, StoreFilter, Vector
 from eagle_rag.stores import milvus_schema as ms
 from eagle_rag.stores.filters import build_milvus_filter, milvus_string_literal
@@ -28,6 +30,25 @@ from eagle_rag.types import Chunk
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}")
 _SERVER_SCHEMES = ("http://", "https://", "tcp://", "unix:")
 MAX_TOP_K = 16384
+
+
+_AUTH_CODES = frozenset({1800, 1801})
+_AUTH_WORDS = ("auth", "password", "credential", "unauthenticated", "permission denied", "token")
+
+
+def is_login_refused(exc: Exception) -> bool:
+    """True when a Milvus server refused the credentials (auth error codes, or an error that says so)."""
+    code = getattr(exc, "code", None)
+    message = str(getattr(exc, "message", "") or exc).lower()
+    return code in _AUTH_CODES or any(word in message for word in _AUTH_WORDS)
+
+
+def login_refused(uri: str, had_token: bool) -> StoreUnavailable:
+    """The one-line error of a refused Milvus login; names the settings to check, never the secret."""
+    what = "the credentials it was given" if had_token else "a connection without credentials"
+    return StoreUnavailable(f"the Milvus server at {uri} refused {what}: set milvus.token (or milvus.user and "
+                            "milvus.password; env EAGLE_RAG_MILVUS__TOKEN) to an account it accepts",
+                            {"store": "vectors", "reason": "login_refused"})
 
 
 class CollectionNotFoundError(LookupError):
@@ -102,11 +123,16 @@ class MilvusVectorStore:
             if self._client is None:
                 if self.is_lite:
                     Path(self._uri).parent.mkdir(parents=True, exist_ok=True)
-                client = MilvusClient(uri=self._uri, token=self._token, timeout=self._timeout)
-                if self._db_name and not self.is_lite:
-                    if self._db_name not in client.list_databases():
-                        client.create_database(self._db_name)
-                    client.use_database(self._db_name)
+                try:
+                    client = MilvusClient(uri=self._uri, token=self._token, timeout=self._timeout)
+                    if self._db_name and not self.is_lite:
+                        if self._db_name not in client.list_databases():
+                            client.create_database(self._db_name)
+                        client.use_database(self._db_name)
+                except MilvusException as exc:
+                    if is_login_refused(exc):
+                        raise login_refused(self._uri, bool(self._token)) from exc
+                    raise
                 self._client = client
                 if self.is_lite:
                     _lite_users(self._uri, +1)

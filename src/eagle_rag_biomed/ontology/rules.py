@@ -76,6 +76,8 @@ class RoutingRules:
     drug_suffixes: tuple[str, ...]
     gene_context_words: frozenset[str]
     name_aliases: Mapping[str, str]
+    drug_suffix_exceptions: frozenset[str] = frozenset()
+    """Words that end in a drug stem but name no drug (``cryostat``)."""
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:
@@ -127,6 +129,9 @@ def parse_routing_rules(data: Any) -> RoutingRules:
             word.lower() for word in _strings(matching.get("gene_context_words"), "matching.gene_context_words")
         ),
         name_aliases={str(name).strip().lower(): str(smiles).strip() for name, smiles in aliases.items()},
+        drug_suffix_exceptions=frozenset(
+            word.lower() for word in _strings(matching.get("drug_suffix_exceptions"),
+                                              "matching.drug_suffix_exceptions")),
     )
 
 

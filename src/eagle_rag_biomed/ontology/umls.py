@@ -1,4 +1,4 @@
-"""Public entity API of the biomed plugin (the seeds' ``umls`` module), over the merged ontology.
+"""Public entity API of the biomed plugin, over the merged ontology.
 
 The ontology (curated ``routing_rules.yaml`` + compiled ``vocabulary.json.gz`` + the optional
 MRCONSO file named by ``EAGLE_BIOMED_UMLS_MRCONSO_PATH``) is built lazily on first use, once per
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,7 +49,9 @@ def build_ontology(rules: RoutingRules | None = None, vocabulary: Any = None,
     index = OntologyIndex(build_entities(rules, entries, umls), common)
     matcher = EntityMatcher(index, rules.gene_context_words)
     suffixes = "|".join(sorted((re.escape(s.lower()) for s in rules.drug_suffixes), key=len, reverse=True))
-    pattern = re.compile(rf"^[a-z][a-z0-9-]{{2,}}(?:{suffixes})$" if suffixes else r"(?!)")
+    exceptions = "|".join(sorted(re.escape(w) for w in rules.drug_suffix_exceptions))
+    not_drug = rf"(?!(?:{exceptions})$)" if exceptions else ""
+    pattern = re.compile(rf"^{not_drug}[a-z][a-z0-9-]{{2,}}(?:{suffixes})$" if suffixes else r"(?!)")
     return Ontology(rules, index, matcher, pattern, time.perf_counter() - started)
 
 
@@ -98,8 +100,13 @@ def match_drug_entities(text: str) -> list[str]:
     Drugs are matched entities of type drug, matched chemicals whose name has a drug stem, and
     unknown words with a drug stem (``zongertinib``) that no other entity covers.
     """
+    return drugs_in_matches(text, get_ontology().matcher.match(text))
+
+
+def drugs_in_matches(text: str, matches: Sequence[EntityMatch]) -> list[str]:
+    """:func:`match_drug_entities` of ``text`` from its matches (``match_entities(text)``, keywords
+    included or not), so a caller that already matched the text does not match it again."""
     ontology = get_ontology()
-    matches = ontology.matcher.match(text)
     found: list[tuple[int, str]] = []
     for match in matches:
         if match.type is EntityType.DRUG or (
@@ -167,7 +174,12 @@ def expand_query_with_entities(query: str, limit: int = EXPANSION_LIMIT) -> list
     then the aliases in their curated order. Terms already in the query (the matched text) or
     already added are skipped; keywords add nothing; the list is truncated to ``limit``.
     """
-    matches = [m for m in match_entities(query) if m.type is not EntityType.KEYWORD]
+    return expansion_terms(match_entities(query), limit)
+
+
+def expansion_terms(matches: Sequence[EntityMatch], limit: int = EXPANSION_LIMIT) -> list[str]:
+    """:func:`expand_query_with_entities` from the query's matches (keywords are skipped)."""
+    matches = [m for m in matches if m.type is not EntityType.KEYWORD]
     seen = {_loose(normalize_key(m.text)) for m in matches}
     terms: list[str] = []
     done: set[int] = set()

@@ -9,27 +9,30 @@ Route names carry a ``biomed_`` prefix so they cannot collide with core or other
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from eagle_rag.plugin_api import IngestError, ParsedDocument
+from eagle_rag.plugin_api import IngestError, ParseResult
 from eagle_rag_biomed.parsers.abstract import looks_like_abstract
 from eagle_rag_biomed.parsers.common import PARSE_WARNINGS, Parser, SkippedRecord, sidecar_paths
 from eagle_rag_biomed.parsers.safety import check_allowed_root
 
-__all__ = ["PARSE_WARNINGS", "ROUTES", "SUFFIX_ROUTES", "Parser", "SkippedRecord", "check_allowed_root",
-           "is_image_sidecar", "route_for"]
+__all__ = ["PARSE_WARNINGS", "RECORD_ROUTES", "ROUTES", "SUFFIX_ROUTES", "Parser", "SkippedRecord",
+           "check_allowed_root", "is_image_sidecar", "route_for"]
 
 
-def _lazy(module: str, name: str) -> Parser:
+def _lazy(module: str, name: str) -> Callable[[Path, bytes, str], Any]:
     """A parser that imports ``eagle_rag_biomed.parsers.<module>`` on first use.
 
     Keeps the plugin cheap to import (RDKit, pydicom, nibabel and pypdf load only when a file needs
     them) and turns a missing optional dependency into a per-file IngestError.
     """
 
-    def parse(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
+    def parse(path: Path, data: bytes, kb_name: str) -> Any:
         try:
-            func: Parser = getattr(importlib.import_module(f"eagle_rag_biomed.parsers.{module}"), name)
+            loaded = importlib.import_module(f"eagle_rag_biomed.parsers.{module}")
+            func: Callable[[Path, bytes, str], Any] = getattr(loaded, name)
         except ImportError as exc:
             raise IngestError(f"{path.name}: the biomed parsers need the optional dependency {exc.name!r} "
                               "(pip install 'eagle-rag[biomed]')") from exc
@@ -57,6 +60,17 @@ ROUTES: dict[str, Parser] = {
     "biomed_dicom": _lazy("medical_images", "parse_dicom"),
     "biomed_nifti": _lazy("medical_images", "parse_nifti"),
 }
+
+RECORD_ROUTES: dict[str, Callable[[Path, bytes, str], ParseResult]] = {
+    "biomed_xml": _lazy("xml_dispatch", "biomed_xml_records"),
+    "biomed_pubmed": _lazy("xml_dispatch", "pubmed_set_records"),
+    "biomed_pmc": _lazy("xml_dispatch", "pmc_set_records"),
+    "biomed_sdf": _lazy("compounds", "sdf_records"),
+    "biomed_mol2": _lazy("compounds", "mol2_records"),
+    "biomed_smiles": _lazy("compounds", "smiles_records"),
+}
+"""The multi-record routes as ingest parses them: each bad record (article, molecule, line) is a
+``RecordFailure`` of a ``ParseResult`` and the others are kept; :data:`ROUTES` stops at the first."""
 
 SUFFIX_ROUTES: dict[str, str] = {
     ".pdf": "biomed_pdf", ".xml": "biomed_xml", ".nxml": "biomed_xml",

@@ -5,19 +5,22 @@ formula and descriptors in metadata, a short summary as its one section (path ``
 A bad record inside an otherwise good file is skipped and reported: every document of the file
 carries ``metadata["parse_warnings"]`` (``[{"record", "reason"}]``, at most 100) and
 ``metadata["skipped_records"]`` (the count). A file with no valid molecule raises IngestError.
+Ingest uses the ``*_records`` forms instead (SDF, mol2, SMILES lists): each bad molecule is a
+``RecordFailure`` with its record number and line, and a file of bad molecules only is no longer
+one error but one failure per molecule.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
 from rdkit import Chem
 
-from eagle_rag.plugin_api import IngestError, ParsedDocument, Section
-from eagle_rag_biomed.molecules import (
+from eagle_rag.plugin_api import IngestError, ParsedDocument, ParseResult, RecordFailure, Section
+from eagle_rag_biomed.chem.molecules import (
     describe,
     error_message,
     rdkit_errors,
@@ -37,9 +40,13 @@ Record = tuple[Chem.Mol | None, str, str, str]
 """A parsed (unsanitised) molecule or None, its name, where it is (``line 7``) and RDKit's parse error."""
 
 
-def _documents(path: Path, kb_name: str, records: Iterable[Record]) -> list[ParsedDocument]:
-    """Sanitise and describe each record; skip and report the bad ones. Raises IngestError if none is good."""
-    good: list[tuple[int, str, dict[str, Any], dict[str, str]]] = []
+Good = tuple[int, str, dict[str, Any], dict[str, str]]
+"""A valid molecule: its 0-based record number, name, descriptors and SD properties."""
+
+
+def _sort(records: Iterable[Record]) -> tuple[list[Good], list[SkippedRecord]]:
+    """Sanitise and describe each record: (the good ones, the bad ones with ``where: reason``)."""
+    good: list[Good] = []
     skipped: list[SkippedRecord] = []
     for index, (mol, name, where, error) in enumerate(records):
         problem = (error or "unparseable molecule record") if mol is None else sanitize_problem(mol)
@@ -54,11 +61,11 @@ def _documents(path: Path, kb_name: str, records: Iterable[Record]) -> list[Pars
         props = {k: one_line(str(v))[:_MAX_PROP_CHARS]
                  for k, v in list(mol.GetPropsAsDict(includePrivate=False).items())[:_MAX_PROPS]}
         good.append((index, name, info, props))
-    if not good:
-        reasons = "; ".join(s.reason for s in skipped[:3])
-        raise IngestError(f"{path.name}: no valid molecule ({len(skipped)} bad records; {reasons})",
-                          {PARSE_WARNINGS: [s.to_dict() for s in skipped[:MAX_WARNINGS]]})
-    warnings = [s.to_dict() for s in skipped[:MAX_WARNINGS]]
+    return good, skipped
+
+
+def _build(path: Path, kb_name: str, good: list[Good], skipped: list[SkippedRecord],
+           warnings: list[dict[str, Any]]) -> list[ParsedDocument]:
     docs: list[ParsedDocument] = []
     for index, name, info, props in good:
         label = name or f"{path.stem} #{index}"
@@ -69,6 +76,38 @@ def _documents(path: Path, kb_name: str, records: Iterable[Record]) -> list[Pars
                                    (Section((label,), summary_text(label, info)),),
                                    source_type="compound", kb_name=kb_name, metadata=metadata))
     return docs
+
+
+def _documents(path: Path, kb_name: str, records: Iterable[Record]) -> list[ParsedDocument]:
+    """Sanitise and describe each record; skip and report the bad ones. Raises IngestError if none is good."""
+    good, skipped = _sort(records)
+    if not good:
+        reasons = "; ".join(s.reason for s in skipped[:3])
+        raise IngestError(f"{path.name}: no valid molecule ({len(skipped)} bad records; {reasons})",
+                          {PARSE_WARNINGS: [s.to_dict() for s in skipped[:MAX_WARNINGS]]})
+    return _build(path, kb_name, good, skipped, [s.to_dict() for s in skipped[:MAX_WARNINGS]])
+
+
+def _result(path: Path, kb_name: str, records: Iterable[Record], lines: Sequence[int]) -> ParseResult:
+    """Every molecule of a multi-molecule file for ingest: the valid ones as documents, each bad one as a
+    RecordFailure (record number from 1, the line it starts on: ``lines[record]``, its name when read)."""
+    records = list(records)
+    good, skipped = _sort(records)
+    failures = [RecordFailure(str(path), s.record + 1, s.reason.split(": ", 1)[-1],
+                              lines[s.record] if s.record < len(lines) else None,
+                              records[s.record][1] or None) for s in skipped]
+    return ParseResult(_build(path, kb_name, good, skipped, []), failures)
+
+
+def _start_lines(text: bytes | str, starts_record: Callable[[str], bool], first: int | None = 1) -> list[int]:
+    """The 1-based line on which each record starts: ``first`` (when not None), then every line
+    for which ``starts_record(previous line)`` holds, or the line itself for a marker."""
+    lines = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    out = [] if first is None else [first]
+    for number, line in enumerate(lines.splitlines(), start=1):
+        if starts_record(line):
+            out.append(number + (1 if first is not None else 0))
+    return out
 
 
 def _name(mol: Chem.Mol | None) -> str:
@@ -112,6 +151,12 @@ def parse_sdf(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
     return _documents(path, kb_name, _sdf_records(data))
 
 
+def sdf_records(path: Path, data: bytes, kb_name: str) -> ParseResult:
+    """Every molecule of an SD file for ingest: the valid ones as documents, each broken one as a
+    RecordFailure with the line its record starts on (records end at ``$$$$``)."""
+    return _result(path, kb_name, _sdf_records(data), _start_lines(data, lambda line: line.strip() == "$$$$"))
+
+
 def parse_mol(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
     """One document for a MDL molfile. Raises IngestError when it is not a valid molecule."""
     with rdkit_errors() as errors:
@@ -124,7 +169,18 @@ def parse_mol2(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
 
     Raises IngestError when there is no such block or none is a valid molecule.
     """
+    return _documents(path, kb_name, _mol2_records(path, decode_text(data, path)))
+
+
+def mol2_records(path: Path, data: bytes, kb_name: str) -> ParseResult:
+    """Every molecule of a mol2 file for ingest (bad ones as RecordFailures with their line).
+    Raises IngestError when there is no ``@<TRIPOS>MOLECULE`` block."""
     text = decode_text(data, path)
+    lines = _start_lines(text, lambda line: line.startswith("@<TRIPOS>MOLECULE"), first=None)
+    return _result(path, kb_name, _mol2_records(path, text), lines)
+
+
+def _mol2_records(path: Path, text: str) -> list[Record]:
     marker = "@<TRIPOS>MOLECULE"
     blocks = [marker + part for part in text.split(marker)[1:]]
     if not blocks:
@@ -135,7 +191,7 @@ def parse_mol2(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
             mol = Chem.MolFromMol2Block(block, sanitize=False, removeHs=False)
         title = block.splitlines()[1] if len(block.splitlines()) > 1 else ""
         records.append((mol, _name(mol) or one_line(title), f"molecule {index}", _first(errors)))
-    return _documents(path, kb_name, records)
+    return records
 
 
 def _smiles_records(text: str) -> Iterator[Record]:
@@ -160,3 +216,9 @@ def parse_smiles_list(path: Path, data: bytes, kb_name: str) -> list[ParsedDocum
     when no line is a valid molecule.
     """
     return _documents(path, kb_name, _smiles_records(decode_text(data, path)))
+
+
+def smiles_records(path: Path, data: bytes, kb_name: str) -> ParseResult:
+    """Every line of a SMILES list for ingest (bad ones as RecordFailures with their line)."""
+    records = list(_smiles_records(decode_text(data, path)))
+    return _result(path, kb_name, records, [int(where.split()[1]) for _, _, where, _ in records])

@@ -5,7 +5,9 @@ The bytes are checked with ``Image.verify()`` and the declared size against
 comes from ``<name>.txt`` / ``<stem>.txt`` or ``<name>.json`` / ``<stem>.json`` (keys ``caption``,
 ``alt``, ``alt_text``, ``modality``, ``body_part``, ...) next to the image, or is empty. One document
 with metadata ``{image_path, image_id, modality, body_part, width, height, format, mode, caption}``
-and one summary section (caption + modality) so the image can be indexed by text.
+(plus ``description``, ``camera`` and ``taken`` from the EXIF block or the PNG text chunks) and one
+summary section (caption, modality, body part, DICOM study and series, descriptions, size) so the
+image is indexed by text, with or without a vision model.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".tif", ".tiff"})
 _FORMATS = {".png": {"PNG"}, ".jpg": {"JPEG", "MPO"}, ".jpeg": {"JPEG", "MPO"}, ".tif": {"TIFF"},
             ".tiff": {"TIFF"}}
 _CAPTION_KEYS = ("caption", "alt_text", "alt", "description", "title")
+_EXIF_TAGS = {270: "description", 271: "make", 272: "model", 306: "taken"}
+"""EXIF tags read into the metadata: ImageDescription, Make, Model, DateTime."""
+_PNG_TEXT_KEYS = ("Description", "Title", "Comment")
 _FIELD_KEYS = {"modality": ("modality", "Modality"),
                "body_part": ("body_part", "BodyPart", "BodyPartExamined"),
                "parent_section": ("parent_section", "section"), "stain": ("stain",)}
@@ -72,7 +77,8 @@ def summary(kind: str, name: str, meta: dict[str, Any]) -> str:
     """The indexable text of an image document: caption, modality, body part and size."""
     lines = [meta.get("caption") or f"{kind} {name}"]
     for label, key in (("Modality", "modality"), ("Body part", "body_part"), ("Study", "study_description"),
-                       ("Series", "series_description")):
+                       ("Series", "series_description"), ("Description", "description"),
+                       ("Camera", "camera"), ("Taken", "taken")):
         if meta.get(key):
             lines.append(f"{label}: {meta[key]}")
     if meta.get("shape"):
@@ -80,6 +86,29 @@ def summary(kind: str, name: str, meta: dict[str, Any]) -> str:
     elif meta.get("width") and meta.get("height"):
         lines.append(f"Size: {meta['width']}x{meta['height']}")
     return "\n".join(lines)
+
+
+def embedded_text(probe: Image.Image) -> dict[str, str]:
+    """Description, camera and date from the EXIF block, or the PNG text chunks; ``{}`` when none."""
+    out: dict[str, str] = {}
+    try:
+        exif = probe.getexif()
+    except Exception:  # noqa: BLE001 - a damaged EXIF block only loses these fields
+        exif = {}  # type: ignore[assignment]
+    for tag, key in _EXIF_TAGS.items():
+        value = exif.get(tag)
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", "replace")
+        if value and str(value).strip("\x00 "):
+            out[key] = one_line(str(value).strip("\x00 "))[:500]
+    if not out.get("description"):
+        text = next((str(probe.info[k]) for k in _PNG_TEXT_KEYS if isinstance(probe.info.get(k), str)), "")
+        if text.strip():
+            out["description"] = one_line(text)[:500]
+    camera = " ".join(v for v in (out.pop("make", ""), out.pop("model", "")) if v)
+    if camera:
+        out["camera"] = camera
+    return out
 
 
 def image_document(path: Path, kb_name: str, source_type: str, meta: dict[str, Any]) -> ParsedDocument:
@@ -106,6 +135,8 @@ def parse_image(path: Path, data: bytes, kb_name: str,
             fmt, size, mode = probe.format or "", probe.size, probe.mode
             check_pixels(size[0], size[1], path, max_pixels)
             probe.verify()
+        with Image.open(io.BytesIO(data)) as image:  # verify() leaves its image unusable: open again
+            embedded = embedded_text(image)
     except IngestError:
         raise
     except (UnidentifiedImageError, Image.DecompressionBombError) as exc:
@@ -116,5 +147,5 @@ def parse_image(path: Path, data: bytes, kb_name: str,
     expected = _FORMATS.get(path.suffix.lower())
     if expected and fmt not in expected:
         raise IngestError(f"{path.name}: the file is {fmt or 'unknown'} data, not {path.suffix.lower()[1:]}")
-    meta = {"width": size[0], "height": size[1], "format": fmt, "mode": mode}
+    meta = {"width": size[0], "height": size[1], "format": fmt, "mode": mode, **embedded}
     return [image_document(path, kb_name, "image", meta)]

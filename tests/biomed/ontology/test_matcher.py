@@ -1,4 +1,4 @@
-"""The Aho-Corasick matcher: the seeds' letter-boundary table, digit families, guards, overlaps."""
+"""The Aho-Corasick matcher: the letter-boundary table, digit families, guards, overlaps."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ def names(ontology: umls.Ontology, text: str, keywords: bool = False) -> list[st
     return [m.canonical for m in ontology.matcher.match(text) if keywords or m.type.value != "keyword"]
 
 
-# The seeds' table (001, "字母边界匹配"): query -> entities.
+# The letter-boundary table ("字母边界匹配"): query -> entities.
 @pytest.mark.parametrize(("query", "expected"), [
     ("VEGFR1 expression", ["VEGFR"]),  # EGFR is not found inside VEGFR; VEGFR takes its digit
     ("EGFR mutation", ["EGFR"]),
     ("PD-1 inhibitor", ["PD-1"]),  # the hyphen is kept
     ("metastatic site", []),  # MET is not found inside metastatic
 ])
-def test_seed_boundary_table(packaged: umls.Ontology, query: str, expected: list[str]) -> None:
+def test_letter_boundary_table(packaged: umls.Ontology, query: str, expected: list[str]) -> None:
     curated = [m.canonical for m in packaged.matcher.match(query) if m.source == "curated"
                and m.type.value != "keyword"]
     assert curated == expected

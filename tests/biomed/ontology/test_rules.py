@@ -1,4 +1,4 @@
-"""The curated routing rules: shape, the entities the seeds and the issue name, valid CUIs and SMILES."""
+"""The curated routing rules: shape, the entities the specification names, valid CUIs and SMILES."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ RULES = load_routing_rules()
 NAMES = {entity.name for entity in RULES.entities}
 
 
-def test_four_groups_of_entities_each_with_the_seed_fields() -> None:
+def test_four_groups_of_entities_each_with_their_fields() -> None:
     groups = {entity.group for entity in RULES.entities}
     assert groups == {"targets", "drugs", "diseases", "pathways"}
     assert len(RULES.entities) >= 70
@@ -67,9 +67,9 @@ def test_related_drugs_and_targets_refer_to_known_names() -> None:
 def test_every_name_alias_smiles_parses_with_rdkit() -> None:
     chem = pytest.importorskip("rdkit.Chem")
     assert len(RULES.name_aliases) >= 11
-    for seed in ["aspirin", "imatinib", "fruquintinib", "savolitinib", "surufatinib", "sunitinib",
+    for name in ["aspirin", "imatinib", "fruquintinib", "savolitinib", "surufatinib", "sunitinib",
                  "osimertinib", "gefitinib", "lapatinib", "caffeine", "ethanol", "capmatinib", "tepotinib"]:
-        assert seed in RULES.name_aliases
+        assert name in RULES.name_aliases
     for name, smiles in RULES.name_aliases.items():
         assert chem.MolFromSmiles(smiles) is not None, name
     assert RULES.name_aliases["aspirin"] == "CC(=O)Oc1ccccc1C(=O)O"

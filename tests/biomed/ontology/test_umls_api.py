@@ -1,4 +1,4 @@
-"""The seeds' entity API: drugs with the suffix rule, resolve_entity, expansions, name_to_smiles."""
+"""The entity API: drugs with the suffix rule, resolve_entity, expansions, name_to_smiles."""
 
 from __future__ import annotations
 
@@ -37,8 +37,10 @@ def test_compiled_drugs_are_drugs() -> None:
 
 @pytest.mark.parametrize(("word", "is_drug"), [
     ("zorbatinib", True), ("fooximab", True), ("blorociclib", True), ("xanoparib", True),
-    ("rosustatin", True), ("zenopril", True), ("quelsartan", True),
-    ("mab", False), ("statin", False), ("kinase", False), ("patients", False), ("cabinet", False),
+    ("rosustatin", True), ("zenopril", True), ("quelsartan", True), ("foostat", True), ("blixostat", True),
+    ("mab", False), ("statin", False), ("stat", False), ("kinase", False), ("patients", False), ("cabinet", False),
+    # instruments that end in -stat are no drugs
+    ("cryostat", False), ("thermostat", False), ("chemostat", False), ("Hemostat", False),
 ])
 def test_drug_suffix_rule(word: str, is_drug: bool) -> None:
     assert is_drug_name(word) is is_drug

@@ -1,0 +1,147 @@
+// The search tab: POST /search with explain=true; hits with their best sentence and score trail.
+
+import { $, api, ApiError, el, errorBox, fill, splitList } from "./core.js";
+import { bestSentence } from "./highlight.js";
+import { trailChart } from "./trail.js";
+
+const state = { page: 1, pagingSupported: true, last: null };
+
+function formRequest() {
+  const topK = Math.min(100, Math.max(1, parseInt($("top-k").value, 10) || 10));
+  const body = { query: $("q").value.trim(), top_k: topK, mode: $("mode").value, explain: true };
+  if ($("kb").value) body.kb_names = [$("kb").value];
+  const tags = splitList($("tags").value);
+  if (tags.length) body.tags = tags;
+  const ids = splitList($("doc-ids").value);
+  if (ids.length) body.document_ids = ids;
+  return body;
+}
+
+/** Write the search into the address bar, so it can be linked and bookmarked. */
+function syncUrl(body, page) {
+  const params = new URLSearchParams({ q: body.query });
+  if (body.mode !== "hybrid") params.set("mode", body.mode);
+  if (body.kb_names) params.set("kb", body.kb_names[0]);
+  if (body.tags) params.set("tags", body.tags.join(","));
+  if (body.document_ids) params.set("ids", body.document_ids.join(","));
+  if (body.top_k !== 10) params.set("k", String(body.top_k));
+  if (page > 1) params.set("page", String(page));
+  history.replaceState(null, "", `/?${params}`);
+}
+
+/** Fill the form from the address bar; returns the page asked for, or 0 when there is no query. */
+export function formFromUrl() {
+  const params = new URLSearchParams(location.search);
+  const q = params.get("q");
+  if (!q) return 0;
+  $("q").value = q;
+  if (params.get("mode")) $("mode").value = params.get("mode");
+  if (params.get("kb")) {
+    const kb = params.get("kb");
+    if (![...$("kb").options].some((o) => o.value === kb)) $("kb").append(el("option", { value: kb }, kb));
+    $("kb").value = kb;
+  }
+  $("tags").value = params.get("tags") || "";
+  $("doc-ids").value = params.get("ids") || "";
+  if (params.get("k")) $("top-k").value = params.get("k");
+  return Math.max(1, parseInt(params.get("page"), 10) || 1);
+}
+
+export async function runSearch(page = 1) {
+  const body = formRequest();
+  if (!body.query) return;
+  if (page > 1) body.offset = (page - 1) * body.top_k;  // sent only when paging (older servers refuse it)
+  state.page = page;
+  syncUrl(body, page);
+  fill("search-summary", "Searching…");
+  let response;
+  try {
+    response = await api("/search", { json: body });
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const pagingRefused = page > 1 && error.status >= 400 && error.status < 500
+      && JSON.stringify(error.details).includes("offset");
+    if (pagingRefused) {
+      state.pagingSupported = false;
+      fill("search-summary", "This server does not page through results (no offset support): "
+        + "raise the hits per page instead.");
+      updatePager(null, body);
+      return;
+    }
+    fill("search-summary");
+    fill("hits", el("li", {}, errorBox(error)));
+    $("search-empty").hidden = true;
+    return;
+  }
+  state.last = response;
+  renderResponse(response, body);
+}
+
+function renderResponse(response, body) {
+  const offset = body.offset || 0;
+  const hits = response.hits;
+  $("search-empty").hidden = hits.length > 0;
+  if (!hits.length) renderEmpty(response);
+  const parts = [];
+  if (hits.length) {
+    const relation = response.total_relation === "gte" ? "at least " : "";
+    const total = response.total_relation ? ` of ${relation}${response.total}` : "";
+    parts.push(`Hits ${offset + 1}–${offset + hits.length}${total}.`);
+    parts.push(response.exhaustive ? " This is the complete list: no other indexed text matched."
+      : " More matches may exist.");
+  }
+  const ms = response.timings_ms && response.timings_ms.total;
+  if (ms !== undefined) parts.push(` (${ms.toFixed(0)} ms)`);
+  for (const warning of response.warnings || []) parts.push(` Warning: ${warning}.`);
+  fill("search-summary", parts.join(""));
+  fill("hits", hits.map((hit, i) => renderHit(hit, offset + i + 1, body.query)));
+  updatePager(response, body);
+}
+
+function renderEmpty(response) {
+  const excluded = Object.entries(response.excluded_by_filter || {});
+  fill("search-empty",
+    el("p", { class: "empty-reason" }, "No results: ", el("strong", {}, response.empty_reason || "nothing matched")),
+    excluded.length ? el("ul", { class: "exclusions" }, excluded.map(([name, count]) =>
+      el("li", {}, `the ${name} filter alone excludes ${count} document${count === 1 ? "" : "s"}`))) : null);
+}
+
+function highlighted(text, query, path) {
+  const span = bestSentence(text, query, (path || "").split(" > ").pop());
+  if (!span) return el("p", { class: "hit-text" }, text);
+  const [start, end] = span;
+  return el("p", { class: "hit-text" }, text.slice(0, start), el("mark", { class: "best" }, text.slice(start, end)),
+    text.slice(end));
+}
+
+function renderHit(hit, rank, query) {
+  const meta = hit.metadata || {};
+  const title = meta.document_name || hit.document_id;
+  return el("li", { class: "hit", "data-document-id": hit.document_id },
+    el("div", { class: "hit-head" },
+      el("span", { class: "rank" }, `${rank}.`),
+      el("h3", { class: "hit-title" }, title),
+      el("span", { class: `badge match match-${hit.match}`, title: "why it matched" }, hit.match),
+      el("span", { class: "score" }, `score ${hit.score}`)),
+    el("div", { class: "hit-path" }, hit.path || "(no section)"),
+    el("div", { class: "muted" }, `${hit.document_id} · ${hit.collection} · kb ${meta.kb_name || ""}`),
+    highlighted(hit.text, query, hit.path),
+    hit.trail && hit.trail.length ? trailChart(hit.trail) : null);
+}
+
+function updatePager(response, body) {
+  const more = response && !response.exhaustive && response.hits.length === body.top_k;
+  $("prev-page").disabled = state.page <= 1;
+  $("next-page").disabled = !(more && state.pagingSupported);
+  fill("page-label", response ? `page ${state.page}` : "");
+}
+
+export function initSearch() {
+  $("search-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    state.pagingSupported = true;
+    runSearch(1);
+  });
+  $("prev-page").addEventListener("click", () => runSearch(Math.max(1, state.page - 1)));
+  $("next-page").addEventListener("click", () => runSearch(state.page + 1));
+}

@@ -1,0 +1,363 @@
+"""The Python HTTP client of an Eagle-RAG server (httpx): :class:`EagleClient` and :class:`AsyncEagleClient`.
+
+``search`` takes what :class:`~eagle_rag.types.SearchRequest` takes and returns the same
+:class:`~eagle_rag.types.SearchResponse` as ``Engine.search``; errors come back as the same classes
+as in-process (the error shape's ``code`` picks the class: ``invalid_request`` ->
+:class:`~eagle_rag.errors.InvalidRequest`, ``not_found`` -> :class:`~eagle_rag.errors.NotFound`, ...).
+Connection errors and 503 answers are retried with exponential backoff (``retries`` times, waiting
+``backoff``, then twice as long, ...); a 4xx is never retried. A server that never answers raises
+:class:`~eagle_rag.errors.ServerUnreachable`.
+
+    with EagleClient("http://127.0.0.1:8000") as client:
+        response = client.search("imatinib dosing", top_k=3)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from eagle_rag import __version__
+from eagle_rag.errors import InvalidRequest, ServerUnreachable, from_envelope
+from eagle_rag.ingest.records import RecordFailure
+from eagle_rag.ingest.report import FileCounts, FileFailure, IngestReport
+from eagle_rag.ingest.sources import iter_source_files
+from eagle_rag.types import SearchMode, SearchRequest, SearchResponse
+
+API_KEY_HEADER = "X-API-Key"
+RETRY_STATUS = 503
+UPLOAD_BATCH = 50
+"""Files sent per ``POST /ingest`` (the server's ``api.max_ids_per_request`` is 100 by default)."""
+_NOT_OVER_HTTP = {"namespace": None, "exhaustive": False}
+_CONNECTION_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError, httpx.ReadError)
+
+
+def search_body(request: SearchRequest) -> dict[str, Any]:
+    """The ``POST /search`` body of a request. Raises InvalidRequest for a field HTTP does not carry."""
+    body: dict[str, Any] = {}
+    for f in dataclasses.fields(request):
+        value = getattr(request, f.name)
+        if f.name in _NOT_OVER_HTTP:
+            if value != _NOT_OVER_HTTP[f.name]:
+                raise InvalidRequest(f"{f.name} cannot be set over HTTP", {"field": f.name})
+            continue
+        if isinstance(value, SearchMode):
+            value = value.value
+        elif isinstance(value, tuple | list | set | frozenset):
+            value = list(value)
+        elif isinstance(value, str) and f.name in {"kb_names", "document_ids", "tags", "source_types",
+                                                   "chunk_types", "sections", "doc_types"}:
+            value = [value]
+        body[f.name] = value
+    return body
+
+
+def as_request(query: str | SearchRequest, options: dict[str, Any]) -> SearchRequest:
+    """``query`` when it is a request already (then no options), else ``SearchRequest(query, **options)``."""
+    if isinstance(query, SearchRequest):
+        if options:
+            raise InvalidRequest("pass a SearchRequest or a query with options, not both", {"field": "query"})
+        return query
+    try:
+        return SearchRequest(query=query, **options)
+    except TypeError as exc:
+        raise InvalidRequest(str(exc), {"field": "options"}) from exc
+
+
+def ingest_report(body: dict[str, Any]) -> IngestReport:
+    """The :class:`IngestReport` of a ``POST /ingest`` answer."""
+    def failures(key: str) -> list[FileFailure]:
+        return [FileFailure(path=str(f["path"]), error=str(f["error"])) for f in body.get(key) or ()]
+
+    return IngestReport(files=int(body.get("files", 0)), documents=int(body.get("documents", 0)),
+                        chunks=int(body.get("chunks", 0)), skipped_unchanged=int(body.get("skipped_unchanged", 0)),
+                        replaced=int(body.get("replaced", 0)), failures=failures("failures"),
+                        seconds=float(body.get("seconds", 0.0)), skipped_files=int(body.get("skipped_files", 0)),
+                        warnings=failures("warnings"),
+                        record_failures=[RecordFailure(**r) for r in body.get("record_failures") or ()],
+                        files_detail=[FileCounts(**f) for f in body.get("files_detail") or ()],
+                        dry_run=bool(body.get("dry_run", False)))
+
+
+def merge_reports(reports: Sequence[IngestReport]) -> IngestReport:
+    """One report for several ``POST /ingest`` batches."""
+    total = IngestReport()
+    for r in reports:
+        total.files += r.files
+        total.documents += r.documents
+        total.chunks += r.chunks
+        total.skipped_unchanged += r.skipped_unchanged
+        total.replaced += r.replaced
+        total.failures.extend(r.failures)
+        total.seconds += r.seconds
+        total.skipped_files += r.skipped_files
+        total.warnings.extend(r.warnings)
+        total.record_failures.extend(r.record_failures)
+        total.files_detail.extend(r.files_detail)
+        total.dry_run = total.dry_run or r.dry_run
+    return total
+
+
+def upload_batches(files: Sequence[Path | str]) -> tuple[list[list[Path]], list[FileFailure]]:
+    """The files under ``files`` (folders expanded) in batches of :data:`UPLOAD_BATCH`, and the paths
+    that do not exist."""
+    found, missing = iter_source_files([Path(f) for f in files])
+    batches = [found[i:i + UPLOAD_BATCH] for i in range(0, len(found), UPLOAD_BATCH)]
+    return batches, [FileFailure(path=str(m), error="no such file or folder") for m in missing]
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One HTTP request: how to send it and how to read a 2xx answer."""
+
+    method: str
+    path: str
+    decode: Callable[[Any], Any]
+    json: Any = None
+    data: dict[str, Any] | None = None
+    upload: Sequence[Path] = ()
+
+
+def _decode_answer(response: httpx.Response, call: _Call) -> Any:
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if response.status_code >= 400:
+        raise from_envelope(body, response.status_code)
+    return call.decode(body)
+
+
+def _ingest_calls(paths: Sequence[str], files: Sequence[Path | str], kb_name: str, dry_run: bool = False,
+                  max_errors: int | None = None) -> tuple[list[_Call], list[FileFailure]]:
+    if not paths and not files:
+        raise InvalidRequest("give files to upload or server-side paths", {"fields": ["files", "paths"]})
+    form: dict[str, Any] = {"kb_name": kb_name, **({"dry_run": "true"} if dry_run else {}),
+                            **({"max_errors": str(max_errors)} if max_errors is not None else {})}
+    calls = []
+    if paths:
+        calls.append(_Call("POST", "/ingest", ingest_report, data={**form, "paths": list(paths)}))
+    batches, missing = upload_batches(files) if files else ([], [])
+    calls += [_Call("POST", "/ingest", ingest_report, data=dict(form), upload=batch) for batch in batches]
+    return calls, missing
+
+
+def _with_missing(report: IngestReport, missing: list[FileFailure]) -> IngestReport:
+    report.failures.extend(missing)
+    return report
+
+
+def _tool_path(name: str) -> str:
+    if not isinstance(name, str) or not name:
+        raise InvalidRequest("a tool name must be a non-empty string", {"field": "name"})
+    return "/tools/" + quote(name, safe="")
+
+
+def _unreachable(url: str, exc: Exception) -> ServerUnreachable:
+    return ServerUnreachable(f"no Eagle-RAG server answers at {url}: {type(exc).__name__}: {exc}"[:300],
+                             {"url": url})
+
+
+class _Base:
+    def __init__(self, url: str, api_key: str | None, timeout: float, retries: int, backoff: float) -> None:
+        if not url.startswith(("http://", "https://")):
+            raise InvalidRequest(f"invalid server URL {url!r}: use http://host:port or https://...", {"field": "url"})
+        self.url = url.rstrip("/")
+        self.retries = max(0, retries)
+        self.backoff = backoff
+        self.timeout = timeout
+        self.headers = {"User-Agent": f"eagle-rag-client/{__version__}"}
+        if api_key:
+            self.headers[API_KEY_HEADER] = api_key
+
+    def _search_call(self, query: str | SearchRequest, options: dict[str, Any]) -> _Call:
+        return _Call("POST", "/search", SearchResponse.from_dict, json=search_body(as_request(query, options)))
+
+    def _batch_call(self, requests: Sequence[str | SearchRequest]) -> _Call:
+        bodies = [search_body(as_request(r, {})) for r in requests]
+        return _Call("POST", "/search/batch",
+                     lambda body: [SearchResponse.from_dict(r) for r in body["results"]], json={"searches": bodies})
+
+    @staticmethod
+    def _document_path(document_id: str) -> str:
+        if not isinstance(document_id, str) or not document_id:
+            raise InvalidRequest("document_id must be a non-empty string", {"field": "document_id"})
+        return "/documents/" + quote(document_id, safe="")
+
+    def _delay(self, attempt: int) -> float:
+        return float(self.backoff * (2 ** attempt))
+
+
+class EagleClient(_Base):
+    """A synchronous client. Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, url: str, api_key: str | None = None, timeout: float = 60.0, *, retries: int = 3,
+                 backoff: float = 0.25, transport: httpx.BaseTransport | None = None) -> None:
+        super().__init__(url, api_key, timeout, retries, backoff)
+        self._http = httpx.Client(base_url=self.url, headers=self.headers, timeout=timeout, transport=transport)
+
+    def _send(self, call: _Call) -> Any:
+        for attempt in range(self.retries + 1):
+            try:
+                with ExitStack() as stack:
+                    files = [("files", (p.name, stack.enter_context(p.open("rb")))) for p in call.upload]
+                    response = self._http.request(call.method, call.path, json=call.json, data=call.data,
+                                                  files=files or None)
+            except _CONNECTION_ERRORS as exc:
+                if attempt == self.retries:
+                    raise _unreachable(self.url, exc) from exc
+            else:
+                if response.status_code != RETRY_STATUS or attempt == self.retries:
+                    return _decode_answer(response, call)
+            time.sleep(self._delay(attempt))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def search(self, query: str | SearchRequest, **options: Any) -> SearchResponse:
+        """``POST /search``: ``search("imatinib", top_k=3, kb_names=["demo"])`` or ``search(SearchRequest(...))``."""
+        result: SearchResponse = self._send(self._search_call(query, options))
+        return result
+
+    def search_many(self, requests: Sequence[str | SearchRequest]) -> list[SearchResponse]:
+        """``POST /search/batch``: one response per request, in order (at most the server's ``api.max_batch``)."""
+        result: list[SearchResponse] = self._send(self._batch_call(requests))
+        return result
+
+    def ingest(self, files: Sequence[Path | str] = (), *, paths: Sequence[str] = (),
+               kb_name: str = "default", dry_run: bool = False, max_errors: int | None = None) -> IngestReport:
+        """Upload ``files`` (folders expanded, in batches) and/or ingest server-side ``paths`` (inside the
+        server's ``ingest.allowed_roots``). Raises IngestError when nothing at all could be ingested.
+        ``dry_run`` and ``max_errors`` as for :meth:`eagle_rag.engine.Engine.ingest`."""
+        calls, missing = _ingest_calls(paths, files, kb_name, dry_run, max_errors)
+        return _with_missing(merge_reports([self._send(c) for c in calls]), missing)
+
+    def get_document(self, document_id: str) -> dict[str, Any]:
+        """``GET /documents/{id}``: the registry record. Raises NotFound."""
+        result: dict[str, Any] = self._send(_Call("GET", self._document_path(document_id), dict))
+        return result
+
+    def delete_document(self, document_id: str) -> dict[str, Any]:
+        """``DELETE /documents/{id}``: ``{"document_id", "deleted": true}``. Raises NotFound."""
+        result: dict[str, Any] = self._send(_Call("DELETE", self._document_path(document_id), dict))
+        return result
+
+    def datasets_search(self, query: str, top_k: int = 10, **options: Any) -> dict[str, Any]:
+        """``POST /datasets/search`` (the datasets plugin's catalog): options as that endpoint takes them."""
+        result: dict[str, Any] = self._send(_Call("POST", "/datasets/search", dict,
+                                                  json={"query": query, "top_k": top_k, **options}))
+        return result
+
+    def datasets_check(self, ids: Sequence[str]) -> dict[str, Any]:
+        """``POST /datasets/check``: which ids the catalog knows."""
+        result: dict[str, Any] = self._send(_Call("POST", "/datasets/check", dict, json={"ids": list(ids)}))
+        return result
+
+    def mcp_tools(self) -> list[dict[str, Any]]:
+        """``GET /tools``: the server's read-only MCP tools (name, title, description, namespace, input_schema)."""
+        result: list[dict[str, Any]] = self._send(_Call("GET", "/tools", lambda body: list(body["tools"])))
+        return result
+
+    def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """``POST /tools/{name}``: the tool's answer. Raises the typed error of its error envelope."""
+        result: dict[str, Any] = self._send(_Call("POST", _tool_path(name), dict, json=dict(arguments or {})))
+        return result
+
+    def health(self) -> dict[str, Any]:
+        """``GET /health``: status, version and the state of each store."""
+        result: dict[str, Any] = self._send(_Call("GET", "/health", dict))
+        return result
+
+    def doctor(self) -> dict[str, Any]:
+        """``GET /doctor``: the consistency report (read-only)."""
+        result: dict[str, Any] = self._send(_Call("GET", "/doctor", dict))
+        return result
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> EagleClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncEagleClient(_Base):
+    """The asyncio twin of :class:`EagleClient` (same methods, awaited). Use ``async with`` or ``aclose``."""
+
+    def __init__(self, url: str, api_key: str | None = None, timeout: float = 60.0, *, retries: int = 3,
+                 backoff: float = 0.25, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        super().__init__(url, api_key, timeout, retries, backoff)
+        self._http = httpx.AsyncClient(base_url=self.url, headers=self.headers, timeout=timeout, transport=transport)
+
+    async def _send(self, call: _Call) -> Any:
+        for attempt in range(self.retries + 1):
+            try:
+                with ExitStack() as stack:
+                    files = [("files", (p.name, stack.enter_context(p.open("rb")))) for p in call.upload]
+                    response = await self._http.request(call.method, call.path, json=call.json, data=call.data,
+                                                        files=files or None)
+            except _CONNECTION_ERRORS as exc:
+                if attempt == self.retries:
+                    raise _unreachable(self.url, exc) from exc
+            else:
+                if response.status_code != RETRY_STATUS or attempt == self.retries:
+                    return _decode_answer(response, call)
+            await asyncio.sleep(self._delay(attempt))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def search(self, query: str | SearchRequest, **options: Any) -> SearchResponse:
+        result: SearchResponse = await self._send(self._search_call(query, options))
+        return result
+
+    async def search_many(self, requests: Sequence[str | SearchRequest]) -> list[SearchResponse]:
+        result: list[SearchResponse] = await self._send(self._batch_call(requests))
+        return result
+
+    async def ingest(self, files: Sequence[Path | str] = (), *, paths: Sequence[str] = (),
+                     kb_name: str = "default", dry_run: bool = False, max_errors: int | None = None) -> IngestReport:
+        calls, missing = _ingest_calls(paths, files, kb_name, dry_run, max_errors)
+        return _with_missing(merge_reports([await self._send(c) for c in calls]), missing)
+
+    async def get_document(self, document_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = await self._send(_Call("GET", self._document_path(document_id), dict))
+        return result
+
+    async def delete_document(self, document_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = await self._send(_Call("DELETE", self._document_path(document_id), dict))
+        return result
+
+    async def datasets_search(self, query: str, top_k: int = 10, **options: Any) -> dict[str, Any]:
+        result: dict[str, Any] = await self._send(_Call("POST", "/datasets/search", dict,
+                                                        json={"query": query, "top_k": top_k, **options}))
+        return result
+
+    async def mcp_tools(self) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = await self._send(_Call("GET", "/tools", lambda body: list(body["tools"])))
+        return result
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = await self._send(_Call("POST", _tool_path(name), dict, json=dict(arguments or {})))
+        return result
+
+    async def health(self) -> dict[str, Any]:
+        result: dict[str, Any] = await self._send(_Call("GET", "/health", dict))
+        return result
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncEagleClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+

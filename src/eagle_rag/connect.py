@@ -1,0 +1,86 @@
+"""Local engine or running server: where a command sends its work.
+
+A command goes through the HTTP API of a server when one is named (``--url`` or ``EAGLE_RAG_URL``,
+with ``--api-key`` or ``EAGLE_RAG_API_KEY``) or when a live ``eagle-rag serve`` owns the data folder
+(``<data_dir>/server.json``); otherwise, or with ``--local``, it opens the folder itself, after
+checking that no server or other process holds it (:func:`eagle_rag.server_file.ensure_folder_free`).
+Plugins reach this through :mod:`eagle_rag.plugin_api` (``resolve_target`` / ``open_backend``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from eagle_rag.errors import InvalidRequest
+from eagle_rag.server_file import ServerInfo, ensure_folder_free, live_server
+
+if TYPE_CHECKING:
+    from eagle_rag.settings import Settings
+
+URL_ENV = "EAGLE_RAG_URL"
+API_KEY_ENV = "EAGLE_RAG_API_KEY"
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a command runs: ``url`` None is this process, on the data folder directly."""
+
+    url: str | None = None
+    api_key: str | None = None
+    server: ServerInfo | None = None
+    """The server found in ``server.json`` (None when the URL was given, or for local access)."""
+
+    @property
+    def remote(self) -> bool:
+        return self.url is not None
+
+    def describe(self) -> str:
+        if self.url is None:
+            return "local"
+        return f"server {self.url}" + (f" (PID {self.server.pid})" if self.server else "")
+
+
+def resolve_target(settings: Settings, url: str | None = None, api_key: str | None = None, local: bool = False,
+                   environ: Mapping[str, str] | None = None) -> Target:
+    """The target of a command: ``--local``, else ``url`` / ``EAGLE_RAG_URL``, else the live server of
+    the data folder, else local. Raises InvalidRequest for ``--local`` together with a URL."""
+    env = os.environ if environ is None else environ
+    if local:
+        if url:
+            raise InvalidRequest("--local and --url exclude each other: choose one", {"field": "local"})
+        return Target()
+    key = api_key or env.get(API_KEY_ENV) or None
+    chosen = url or env.get(URL_ENV) or None
+    if chosen:
+        return Target(url=chosen, api_key=key)
+    server = live_server(settings.data_path)
+    if server is not None:
+        return Target(url=server.url, api_key=key, server=server)
+    return Target()
+
+
+def require_local(settings: Settings, action: str) -> None:
+    """Raise FolderInUse unless this process may open the data folder (see the module docstring)."""
+    ensure_folder_free(settings.data_path, settings.milvus_uri, action)
+
+
+@contextmanager
+def open_backend(settings: Settings, target: Target, action: str = "this command") -> Iterator[Any]:
+    """An :class:`~eagle_rag.client.EagleClient` for a remote target, else an
+    :class:`~eagle_rag.engine.Engine` on the folder (closed on exit). Both answer ``search(request)``
+    with a :class:`~eagle_rag.types.SearchResponse`. Raises FolderInUse when the folder is held."""
+    if target.url is not None:
+        from eagle_rag.client import EagleClient
+
+        with EagleClient(target.url, api_key=target.api_key) as client:
+            yield client
+        return
+    from eagle_rag.engine import Engine
+
+    require_local(settings, action)
+    with Engine(settings) as engine:
+        yield engine

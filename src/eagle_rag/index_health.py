@@ -1,0 +1,121 @@
+"""Is the index whole? A cheap check of the stores against the registry, cached for a few seconds.
+
+``GET /health`` reports it and every search carries it in ``warnings`` (and in ``empty_reason``
+when nothing is found), so a missing store file never reads as "nothing matched". The check:
+
+- the embedded stores' files are where the settings say (``milvus.db``, ``registry.db``, ``lexical/``);
+  a store deleted under a running server keeps answering from memory until it fails;
+- when the registry lists complete documents, the vector store and the lexical index hold chunks;
+  when it lists none, they hold none (a registry that was deleted and re-created);
+- each collection's vector and lexical counts agree (skipped while a document is being written).
+
+Counting is cheap (a count query per store and collection); ``eagle-rag doctor`` does the full,
+per-document comparison.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from eagle_rag.stores.availability import one_line
+from eagle_rag.types import DocumentStatus, SearchResponse
+
+if TYPE_CHECKING:
+    from eagle_rag.engine import Engine
+
+CACHE_TTL_S = 3.0
+"""How long one check answers for (``/health`` and searches share it)."""
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """The problems found (empty: the index is whole) and the counts they came from."""
+
+    problems: tuple[str, ...]
+    documents: int = 0
+    vector_chunks: int = 0
+    lexical_chunks: int = 0
+    checked_at: float = 0.0
+
+    @property
+    def degraded(self) -> bool:
+        return bool(self.problems)
+
+    def summary(self) -> str:
+        """One sentence naming every problem."""
+        return "the index is degraded: " + "; ".join(self.problems) + " (run eagle-rag doctor)"
+
+
+def _missing_files(engine: Engine) -> list[str]:
+    settings = engine.settings
+    out: list[str] = []
+    if not settings.milvus.uri and not Path(settings.milvus_uri).exists():
+        out.append("the vector store file milvus.db is missing from the data folder")
+    if not settings.registry.url and not (settings.data_path / "registry.db").exists():
+        out.append("the registry file registry.db is missing from the data folder")
+    if settings.lexical.backend == "tantivy" and engine.registry.count() and not settings.lexical_path.exists():
+        out.append("the lexical index folder lexical/ is missing from the data folder")
+    return out
+
+
+def check_index(engine: Engine) -> IndexState:
+    """Compare the stores with the registry now (no cache). Never raises: a failure is a problem."""
+    now = time.monotonic()
+    try:
+        problems = _missing_files(engine)
+        documents = engine.registry.count(status=DocumentStatus.COMPLETE)
+        pending = engine.registry.count(status=DocumentStatus.PENDING)
+        vector_total = lexical_total = 0
+        for profile in engine.encoders.collections():
+            name = profile.name
+            vectors = engine.vectors.count(name) if engine.vectors.has_collection(name) else 0
+            lexical = engine.lexical_for(name).count() if engine.has_lexical_index(name) else None
+            vector_total += vectors
+            lexical_total += lexical or 0
+            if lexical is not None and lexical != vectors and not pending:
+                problems.append(f"collection {name}: the vector store holds {vectors} chunks, the lexical "
+                                f"index {lexical}")
+        if documents and not vector_total:
+            problems.append(f"the registry lists {documents} complete documents but the vector store holds "
+                            "no chunk")
+        if documents and not lexical_total:
+            problems.append(f"the registry lists {documents} complete documents but the lexical index holds "
+                            "no chunk")
+        if not documents and not pending and (vector_total or lexical_total):
+            problems.append(f"the registry lists no document but the stores hold {max(vector_total, lexical_total)} "
+                            "chunks (the registry was deleted or replaced)")
+        return IndexState(tuple(problems), documents, vector_total, lexical_total, now)
+    except Exception as exc:  # noqa: BLE001 - a store that cannot be counted is the finding
+        return IndexState((f"a store could not be read: {type(exc).__name__}: {one_line(exc)}",), checked_at=now)
+
+
+_cache: weakref.WeakKeyDictionary[Engine, IndexState] = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def cached_index_state(engine: Engine, ttl_s: float = CACHE_TTL_S) -> IndexState:
+    """:func:`check_index`, answered from a cache for ``ttl_s`` seconds."""
+    with _lock:
+        state = _cache.get(engine)
+        if state is not None and time.monotonic() - state.checked_at < ttl_s:
+            return state
+    state = check_index(engine)
+    with _lock:
+        _cache[engine] = state
+    return state
+
+
+def annotate(engine: Engine, response: SearchResponse) -> SearchResponse:
+    """``response`` with the index's problems added to ``warnings`` and to ``empty_reason`` (when empty)."""
+    state = cached_index_state(engine)
+    if not state.degraded:
+        return response
+    reason = response.empty_reason
+    if reason is not None:
+        reason = f"{reason}; but {state.summary()}"
+    return replace(response, warnings=(*response.warnings, state.summary()), empty_reason=reason)

@@ -1,0 +1,133 @@
+"""The core MCP tools: ``core_search`` (the one search service, with its modes and filters) and
+``core_get_document``; answers written for agents, with a ``guidance`` sentence that says whether
+to keep searching."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from eagle_rag import service
+from eagle_rag.mcp_tools import McpTool
+from eagle_rag.types import SearchMode, SearchRequest, SearchResponse
+
+if TYPE_CHECKING:
+    from eagle_rag.engine import Engine
+
+KB_NAME_PATTERN = r"^[A-Za-z0-9_.\-]{1,64}$"
+DATE_PATTERN = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
+LIST_FILTERS = {
+    "document_ids": "only these documents (document_id of a hit)",
+    "tags": "only documents carrying one of these tags",
+    "source_types": "only chunks of these source types (e.g. markdown, jsonl, pdf)",
+    "chunk_types": "only chunks of these chunk types",
+    "sections": "only chunks of these sections (metadata section, e.g. 'Dosage and Administration')",
+    "doc_types": "only documents of these types (e.g. label, abstract, trial)",
+}
+"""The list filters of :class:`~eagle_rag.types.SearchRequest` a search tool takes, with their help."""
+
+
+def guidance(response: SearchResponse, max_top_k: int) -> str:
+    """One sentence telling an agent whether to keep searching."""
+    if not response.hits:
+        why = response.empty_reason or "nothing matched"
+        excluded = ", ".join(f"{k} alone excludes {v} documents"
+                             for k, v in response.excluded_by_filter.items() if v)
+        return (f"No results: {why}" + (f" ({excluded})" if excluded else "")
+                + ". The list is complete; repeating this query will not find more.")
+    if response.exhaustive:
+        return "This list is complete: every match is listed; a larger top_k finds nothing more."
+    return (f"More matches may exist: ask the next page (offset + top_k), raise top_k (at most {max_top_k}) "
+            "or narrow the query or kb_names to see them.")
+
+
+def format_search(response: SearchResponse, text_chars: int, max_top_k: int) -> dict[str, Any]:
+    """The agent-facing form of a SearchResponse: ranked hits (with their score trail when explained),
+    completeness and, when empty, why."""
+    hits = []
+    for rank, hit in enumerate(response.hits, start=response.offset + 1):
+        text = " ".join(hit.text.split())
+        item = {"rank": rank, "chunk_id": hit.id, "document_id": hit.document_id,
+                "document_name": str(hit.metadata.get("document_name", "")), "path": hit.path,
+                "kb_name": str(hit.metadata.get("kb_name", "")), "collection": hit.collection,
+                "score": hit.score, "match": hit.match.value, "text": text[:text_chars],
+                "text_truncated": len(text) > text_chars}
+        if hit.trail:
+            item["trail"] = [{"stage": e.stage, "rank": e.rank, "score": e.score,
+                              **({"skipped": e.skipped} if e.skipped else {})} for e in hit.trail]
+        hits.append(item)
+    return {"query": response.query, "mode": response.mode.value, "hits": hits, "total": response.total,
+            "total_relation": response.total_relation.value, "offset": response.offset,
+            "exhaustive": response.exhaustive,
+            "empty_reason": response.empty_reason, "excluded_by_filter": dict(response.excluded_by_filter),
+            "warnings": list(response.warnings), "guidance": guidance(response, max_top_k)}
+
+
+def search_schema(engine: Engine) -> dict[str, Any]:
+    """The JSON schema of ``core_search``'s arguments, with the limits of ``engine.settings``."""
+    mcp, limits = engine.settings.mcp, engine.settings.search
+    values = {"type": "array", "maxItems": limits.max_filter_values, "uniqueItems": True,
+              "items": {"type": "string", "minLength": 1, "maxLength": 256}}
+    kb_name = {"type": "string", "pattern": KB_NAME_PATTERN}
+    properties: dict[str, Any] = {
+        "query": {"type": "string", "minLength": 1, "maxLength": limits.max_query_chars,
+                  "description": "what to look for (English or Chinese)"},
+        "top_k": {"type": "integer", "minimum": 1, "maximum": mcp.max_top_k, "default": mcp.default_top_k,
+                  "description": f"most hits to return (default {mcp.default_top_k}, at most {mcp.max_top_k})"},
+        "mode": {"type": "string", "enum": [m.value for m in SearchMode], "default": SearchMode.HYBRID.value,
+                 "description": "bm25 (exact terms), dense (meaning), hybrid (both, fused; default) or full "
+                                "(hybrid, then the rerankers: slower, best order)"},
+        "kb_name": {**kb_name, "description": "restrict to one knowledge base"},
+        "kb_names": {**values, "items": kb_name, "description": "restrict to these knowledge bases"},
+        **{name: {**values, "description": help_text} for name, help_text in LIST_FILTERS.items()},
+        "published_from": {"type": "string", "pattern": DATE_PATTERN,
+                           "description": "only documents published on or after this date (YYYY[-MM[-DD]])"},
+        "published_to": {"type": "string", "pattern": DATE_PATTERN,
+                         "description": "only documents published on or before this date (YYYY[-MM[-DD]])"},
+        "offset": {"type": "integer", "minimum": 0, "maximum": limits.max_window - 1, "default": 0,
+                   "description": f"hits to skip: the next page starts at offset + top_k (offset + top_k at most "
+                                  f"{limits.max_window})"},
+        "explain": {"type": "boolean", "default": False,
+                    "description": "add each hit's score trail: the rank and score every stage gave it"},
+    }
+    return {"type": "object", "properties": properties, "required": ["query"]}
+
+
+def search_request(query: str, top_k: int, mode: str = SearchMode.HYBRID.value, kb_name: str | None = None,
+                   kb_names: list[str] | None = None, offset: int = 0, explain: bool = False,
+                   published_from: str | None = None, published_to: str | None = None,
+                   **lists: Any) -> SearchRequest:
+    """The :class:`SearchRequest` of ``core_search``'s arguments (``kb_name`` joins ``kb_names``)."""
+    kbs = list(dict.fromkeys([*(kb_names or ()), *([kb_name] if kb_name else [])]))
+    filters: dict[str, Any] = {name: tuple(values) for name, values in lists.items()}
+    return SearchRequest(query=query, top_k=top_k, mode=service.parse_mode(mode), kb_names=tuple(kbs),
+                         offset=offset, explain=explain, published_from=published_from, published_to=published_to,
+                         **filters)
+
+
+def core_tools(engine: Engine) -> list[McpTool]:
+    """``core_search`` and ``core_get_document``, with the limits of ``engine.settings``."""
+    mcp = engine.settings.mcp
+
+    def core_search(query: str, top_k: int = mcp.default_top_k, **options: Any) -> dict[str, Any]:
+        response = service.search(engine, search_request(query, top_k, **options))
+        return format_search(response, mcp.hit_text_chars, mcp.max_top_k)
+
+    def core_get_document(document_id: str) -> dict[str, Any]:
+        return service.get_document(engine, document_id)
+
+    document_schema = {
+        "type": "object",
+        "properties": {"document_id": {"type": "string", "minLength": 1, "maxLength": 256,
+                                       "description": "a document_id from a search hit"}},
+        "required": ["document_id"],
+    }
+    return [
+        McpTool("core_search", "Search the indexed biomedical documents (BM25, dense or both fused; mode full adds "
+                "the rerankers), optionally within knowledge bases, documents, tags, sections, document types or "
+                "a publication date range. Returns ranked evidence chunks with their document and section path, "
+                "says whether the list is complete (`exhaustive`) and, when empty, why; `guidance` says whether "
+                "to search on. Read-only.", search_schema(engine), core_search, title="Search documents"),
+        McpTool("core_get_document", "The registry record of one document (name, kb, source, status, chunk "
+                "count, tags). Read-only.", document_schema, core_get_document, title="Get a document",
+                failure_code="internal_error"),
+    ]

@@ -1,0 +1,152 @@
+"""Compound similarity over ingested molecules: the Morgan fingerprint side index and its Python API.
+
+Milvus Lite has no BINARY_VECTOR field, so the chemical collection's compounds are also kept in a
+:class:`~eagle_rag_biomed.chem.fingerprints.FingerprintIndex` (Morgan radius 2, 2048 bits, exact Tanimoto)
+persisted under ``data_dir/biomed/fingerprints``. :class:`FingerprintStore` is fed by the plugin's
+UPSERT_VECTORS for ``eagle_chemical``; :func:`biomed_retrieve_compounds` answers queries and only
+returns compounds whose document is complete in the registry (a rolled-back or deleted document's
+fingerprint is never shown), optionally within one knowledge base.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from eagle_rag.plugin_api import Chunk, DocumentStatus, InvalidFilterError, InvalidRequest, Services, validate_kb_name
+from eagle_rag_biomed.chem.fingerprints import MORGAN_BITS, MORGAN_RADIUS, FingerprintIndex, resolve_compound_query
+from eagle_rag_biomed.chem.molecules import InvalidStructure
+from eagle_rag_biomed.names import Collection
+
+log = logging.getLogger(__name__)
+SERVICE_KEY = "biomed_fingerprints"
+MAX_TOP_K = 50
+INDEX_NAME = f"morgan_r{MORGAN_RADIUS}_{MORGAN_BITS}_tanimoto"
+
+
+def fingerprint_dir(data_path: Path) -> Path:
+    """Where the side index of a data directory lives: ``data_dir/biomed/fingerprints``."""
+    return Path(data_path) / "biomed" / "fingerprints"
+
+
+class FingerprintStore:
+    """A persisted :class:`FingerprintIndex`, loaded on first use; thread-safe."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self._index: FingerprintIndex | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def index(self) -> FingerprintIndex:
+        """The index, read from disk on first access (an empty one when there is none yet)."""
+        with self._lock:
+            if self._index is None:
+                meta = self.directory / "compounds.json"
+                self._index = FingerprintIndex.load(self.directory) if meta.is_file() else FingerprintIndex()
+            return self._index
+
+    def add_chunks(self, chunks: Sequence[Chunk]) -> int:
+        """Index the chunks that carry ``metadata["smiles"]`` (id = document id) and save. Returns how many."""
+        index = self.index
+        added = 0
+        with self._lock:
+            for chunk in chunks:
+                smiles = str(chunk.metadata.get("smiles") or "")
+                if not smiles:
+                    continue
+                try:
+                    index.add(chunk.document_id, smiles, str(chunk.metadata.get("name") or ""))
+                    added += 1
+                except InvalidStructure as exc:
+                    log.warning("fingerprint of %s skipped: %s", chunk.document_id, exc)
+            if added:
+                index.save(self.directory)
+        return added
+
+
+@dataclass(frozen=True)
+class CompoundMatch:
+    """One similar ingested compound (rank from 1, Tanimoto similarity in 0..1)."""
+
+    compound_id: str
+    name: str
+    smiles: str
+    similarity: float
+    rank: int
+    kb_name: str
+    source_uri: str
+
+
+@dataclass(frozen=True)
+class CompoundSearchResponse:
+    """The answer of :func:`biomed_retrieve_compounds`; ``to_dict`` is the MCP/JSON shape."""
+
+    query: str
+    resolved_smiles: str
+    resolved_by: str
+    resolved_name: str
+    collection: str
+    index: str
+    hits: tuple[CompoundMatch, ...]
+    total_indexed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _services(source: Any) -> Services:
+    ctx = getattr(source, "ctx", source)
+    services = getattr(ctx, "services", None)
+    if not isinstance(services, Services) or not services.has("registry"):
+        raise TypeError("biomed_retrieve_compounds needs an Engine or a HookContext with services")
+    return services
+
+
+def store_for(services: Services, data_path: Path) -> FingerprintStore:
+    """The engine's fingerprint store (created in ``services`` when the plugin did not register one)."""
+    store = services.extension(SERVICE_KEY, FingerprintStore)
+    if store is None:
+        store = FingerprintStore(fingerprint_dir(data_path))
+        services.set_extension(SERVICE_KEY, store)
+    return store
+
+
+def biomed_retrieve_compounds(source: Any, smiles_or_name: str, top_k: int = 5,
+                              kb_name: str | None = None) -> CompoundSearchResponse:
+    """The ingested compounds most similar to a SMILES, InChI or drug name, by Morgan-fingerprint Tanimoto.
+
+    ``source`` is an :class:`~eagle_rag.engine.Engine` or a hook context. Names resolve through the
+    curated aliases and the DrugBank open structures. Raises InvalidStructure (a 400) for an invalid
+    SMILES or unknown name, InvalidRequest for ``top_k`` outside 1..50 or an invalid kb name.
+    """
+    if not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+        raise InvalidRequest(f"top_k must be between 1 and {MAX_TOP_K}, got {top_k!r}", {"field": "top_k"})
+    if kb_name is not None:
+        try:
+            validate_kb_name(kb_name)
+        except InvalidFilterError as exc:
+            raise InvalidRequest(f"invalid kb name {kb_name!r}: {exc}", {"field": "kb_name"}) from exc
+    services = _services(source)
+    settings = getattr(getattr(source, "ctx", source), "settings", None)
+    data_path = settings.data_path if settings is not None else Path(".")
+    resolved = resolve_compound_query(smiles_or_name)
+    index = store_for(services, data_path).index
+    registry = services.registry
+    hits: list[CompoundMatch] = []
+    for hit in index.search(resolved.smiles, len(index)):
+        record = registry.get(hit.compound_id)
+        if record is None or record.status is not DocumentStatus.COMPLETE:
+            continue
+        if kb_name is not None and record.kb_name != kb_name:
+            continue
+        hits.append(CompoundMatch(hit.compound_id, hit.name, hit.smiles, round(hit.similarity, 6), len(hits) + 1,
+                                  record.kb_name, record.source_uri))
+        if len(hits) >= top_k:
+            break
+    return CompoundSearchResponse(smiles_or_name, resolved.smiles, resolved.source, resolved.name, Collection.CHEMICAL,
+                                  INDEX_NAME, tuple(hits), len(index))

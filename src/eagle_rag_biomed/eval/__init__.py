@@ -1,0 +1,1 @@
+"""The biomed gold set and its evaluation run (``eagle-rag eval biomed``)."""

@@ -1,0 +1,182 @@
+"""Tier-1 (RERANK): per-plan cosine rerank with the entity filter, and the shared ``cosine_rerank``.
+
+:func:`biomed_rerank` answers only for the collections with a domain encoder (``eagle_text_biomed`` ->
+pubmedbert, ``eagle_chemical`` -> molformer) and abstains (None) for any other collection:
+
+1. entity filter, only when the intent requires an entity match and there are sparse terms: a hit is
+   kept when ``entity_boost_score(meta, sparse_terms) > 0`` or a term occurs in ``text[:512]`` or its
+   path; applied only when something is kept. The other hits are demoted below the kept ones (in
+   their incoming order), not dropped, so a filter never costs recall;
+2. :func:`cosine_rerank` of the first ``tier1.pool`` hits: the query and each passage (cut to
+   ``tier1.max_chars``, 2048) are embedded with the plan's domain encoder and sorted by the dot product
+   (cosine: vectors are L2-normalised), best first. With ``tier1.mode = fuse`` (the default; ``cosine``
+   is the plain sort) the cosine rank is fused with the incoming rank by RRF (k = ``router.rrf_k``)
+   instead of replacing it.
+
+The chemical plan of a non-chemical query (added by the router because the query names drugs) keeps
+only the compounds of those drugs (:func:`compounds_of_named_drugs`): other compounds would enter the
+merged ranking at the top ranks of their own list.
+
+Passage vectors are cached per (encoder, chunk id, text) so repeated candidates are embedded once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from eagle_rag.plugin_api import (
+    CollectionQueryPlan,
+    HookContext,
+    NodeWithScore,
+    call_hook,
+    merge_rrf,
+)
+from eagle_rag_biomed.names import PLUGIN_NAME, Collection, EncoderLabel
+from eagle_rag_biomed.options import biomed_options
+from eagle_rag_biomed.query.analysis import QueryAnalysis
+from eagle_rag_biomed.query.intent import Workflow
+from eagle_rag_biomed.rerank.signals import (
+    TEXT_WINDOW,
+    entity_boost_score,
+    node_meta,
+    passage_text,
+)
+
+__all__ = ["TIER1_ENCODERS", "biomed_rerank", "compounds_of_named_drugs", "cosine_rerank", "entity_filter",
+           "model_of"]
+
+TIER1_ENCODERS: dict[str, str] = {Collection.TEXT_BIOMED: EncoderLabel.PUBMEDBERT,
+                                  Collection.CHEMICAL: EncoderLabel.MOLFORMER}
+CACHE_SIZE = 20_000
+
+
+class _VectorCache:
+    """A thread-safe LRU of passage vectors."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[tuple[str, str, str], list[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str, str]) -> list[float] | None:
+        with self._lock:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+            return value
+
+    def put(self, key: tuple[str, str, str], value: list[float]) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+
+_CACHE = _VectorCache(CACHE_SIZE)
+
+
+def _embed(ctx: HookContext, encoder: str, texts: Sequence[str], kind: str) -> list[list[float]]:
+    vectors = call_hook(ctx, ctx.services.pm.hook.eagle_embed_text, None, encoder=encoder, texts=list(texts),
+                        kind=kind)
+    if vectors is None or len(vectors) != len(texts):
+        raise RuntimeError(f"encoder {encoder!r} returned no vectors")
+    return [list(v) for v in vectors]
+
+
+def model_of(ctx: HookContext, label: str) -> str:
+    """What an encoder label really resolves to (for the audit): the loaded model, else its reference."""
+    encoders = ctx.services.encoders if ctx.services.has("encoders") else None
+    if encoders is None:
+        return label
+    try:
+        spec = encoders.spec(label)
+    except ValueError:
+        return f"{label} (not registered)"
+    if encoders.is_loaded(label):
+        instance = encoders.get_encoder(label)
+        return str(getattr(instance, "model_info", spec.model_ref or label))
+    return spec.model_ref or label
+
+
+def cosine_rerank(ctx: HookContext, nodes: Sequence[NodeWithScore], query: str, encoder: str,
+                  max_chars: int = 2048, stage: str = "cosine_rerank", with_name: bool = False) -> list[NodeWithScore]:
+    """``nodes`` sorted by the cosine between the query and each passage (``text[:max_chars]``), best first.
+
+    Ties keep the incoming order. Raises RuntimeError when the encoder gives no vectors.
+    """
+    if not nodes:
+        return []
+    query_vec = _embed(ctx, encoder, [query], "query")[0]
+    texts = [passage_text(n, max_chars, with_name) for n in nodes]
+    keys = [(encoder, n.node.id, hashlib.blake2b(t.encode(), digest_size=8).hexdigest()) for n, t in zip(
+        nodes, texts, strict=True)]
+    vectors: list[list[float] | None] = [_CACHE.get(k) for k in keys]
+    missing = [i for i, v in enumerate(vectors) if v is None]
+    if missing:
+        for i, vec in zip(missing, _embed(ctx, encoder, [texts[i] for i in missing], "passage"), strict=True):
+            vectors[i] = vec
+            _CACHE.put(keys[i], vec)
+    scored = [(sum(a * b for a, b in zip(query_vec, vec or [], strict=False)), i) for i, vec in enumerate(vectors)]
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return [nodes[i].scored(stage, score, rank) for rank, (score, i) in enumerate(scored, start=1)]
+
+
+def entity_filter(nodes: Sequence[NodeWithScore], terms: Sequence[str]) -> tuple[list[NodeWithScore],
+                                                                                   list[NodeWithScore]]:
+    """Split ``nodes`` into (kept, demoted) by the Tier-1 entity rule; (all, []) when nothing is kept."""
+    wanted = [t.lower() for t in terms if t]
+    kept: list[NodeWithScore] = []
+    other: list[NodeWithScore] = []
+    for node in nodes:
+        window = (node.node.text[:TEXT_WINDOW] + " " + node.node.path).lower()
+        if entity_boost_score(node_meta(node), wanted) > 0 or any(t in window for t in wanted):
+            kept.append(node)
+        else:
+            other.append(node)
+    return (kept, other) if kept else (list(nodes), [])
+
+
+def compounds_of_named_drugs(ctx: HookContext, analysis: QueryAnalysis, plan: CollectionQueryPlan,
+                             nodes: Sequence[NodeWithScore]) -> list[NodeWithScore]:
+    """The chemical plan of a text query keeps only the compounds of the drugs the query is about.
+
+    The router adds ``eagle_chemical`` to a text query that names drugs (or genes with related drugs)
+    to bring in those drugs' compound records; any other compound is noise in the merged ranking, so it
+    is dropped here. Returns the kept hits in incoming order, maybe [].
+    """
+    terms = list(analysis.boost_terms)
+    kept = [n for n in nodes if terms and (entity_boost_score(node_meta(n), terms) > 0
+                                           or any(t in n.node.text[:TEXT_WINDOW].lower() for t in terms))]
+    ctx.log_decision("biomed_rerank_t1", plugin=PLUGIN_NAME,
+                     summary=f"{plan.collection}: kept {len(kept)} of {len(nodes)} compounds of {', '.join(terms)}",
+                     collection=plan.collection, encoder=plan.encoder, model=model_of(ctx, plan.encoder),
+                     kept=len(kept), demoted=len(nodes) - len(kept), terms=terms)
+    return kept
+
+
+def biomed_rerank(ctx: HookContext, analysis: QueryAnalysis, plan: CollectionQueryPlan,
+                  nodes: Sequence[NodeWithScore]) -> list[NodeWithScore] | None:
+    """Tier-1 for one plan (see the module docstring); None for a collection without a domain encoder."""
+    encoder = TIER1_ENCODERS.get(plan.collection)
+    if encoder is None or not nodes:
+        return None
+    opts = biomed_options(ctx.settings).tier1
+    if plan.collection == Collection.CHEMICAL and analysis.workflow is not Workflow.CHEMICAL:
+        return compounds_of_named_drugs(ctx, analysis, plan, nodes)
+    pool, rest = list(nodes[: opts.pool]), list(nodes[opts.pool:])
+    demoted: list[NodeWithScore] = []
+    if analysis.intent.require_entity_match and analysis.sparse_terms:
+        pool, demoted = entity_filter(pool, analysis.sparse_terms)
+    ranked = cosine_rerank(ctx, pool, analysis.query, encoder, opts.max_chars, stage="rerank_t1_cosine",
+                           with_name=opts.with_name)
+    if opts.mode == "fuse":
+        ranked = merge_rrf([pool, ranked], k=ctx.settings.router.rrf_k, stage="rerank_t1_fuse")
+    ctx.log_decision("biomed_rerank_t1", plugin=PLUGIN_NAME,
+                     summary=f"{plan.collection}: cosine rerank of {len(pool)} hits ({opts.mode})",
+                     collection=plan.collection, encoder=encoder, model=model_of(ctx, encoder),
+                     kept=len(pool), demoted=len(demoted), workflow=analysis.workflow.value)
+    return [*ranked, *demoted, *rest]

@@ -1,0 +1,201 @@
+"""Tier-2 (RERANK_MERGED): ``post_rrf_rerank`` fuses model and domain signals over the merged candidates.
+
+For each text candidate of the pool (the first ``tier2.pool``)::
+
+    final = w_ce * ce_norm + w_li * li_norm + w_prior * prior
+            + w_entity * entity + w_sec * section - w_xdrug_penalty * xdrug
+
+``ce_norm``   normalised cross-encoder scores (label ``domain_rerank_encoder``, default
+              ``medcpt-rerank``; passages cut to ``tier2.max_chars``). Without a cross-encoder (a
+              mode other than ``full``, the stage switched off, or any failure) ``ce_norm`` falls back
+              to the rank prior: the existing order.
+``li_norm``   normalised late-interaction (ColBERT MaxSim) scores, only when ``w_li > 0`` in
+              mode full with the ``late_interaction`` stage on; else 0.
+              Both are min-max normalised raw scores, or with ``tier2.normalise = rank`` the rank
+              prior of the order each model gives (:func:`~eagle_rag_biomed.rerank.models.rank_normalised`).
+``prior``     the incoming rank as a score (:func:`~eagle_rag_biomed.rerank.models.merged_prior`: injected
+              supplement hits get 0.0, so the models, not the injection's +100.0, decide where they land).
+``entity``    ``entity_match_score`` against ``QueryAnalysis.boost_terms``.
+``section``   ``section_match_score`` against ``QueryAnalysis.section_cues``.
+``xdrug``     ``cross_drug_penalty`` against ``QueryAnalysis.penalty_drugs``.
+
+Weights come from the workflow's profile (:mod:`eagle_rag_biomed.rerank.weights`). File names are filled in from the
+registry first (``enrich_file_names``). Candidates beyond the pool follow in their incoming order,
+and image nodes (chunk type image / medical_image) are passed through at the end, unscored. For the
+chemical workflow the chemical branch (:mod:`eagle_rag_biomed.rerank.chemical`) runs on the fused
+list. See docs/biomed.md, "Tier-2: the merged rerank".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from eagle_rag.plugin_api import (
+    CROSS_ENCODER_STAGE,
+    HookContext,
+    NodeWithScore,
+    SearchMode,
+    model_covers,
+    skipped_for_language,
+)
+from eagle_rag_biomed.names import PLUGIN_NAME, RERANK_LANGUAGES
+from eagle_rag_biomed.options import biomed_options
+from eagle_rag_biomed.query.analysis import QueryAnalysis
+from eagle_rag_biomed.query.intent import Workflow
+from eagle_rag_biomed.rerank.chemical import apply_chemical_branch
+from eagle_rag_biomed.rerank.models import (
+    cross_encoder_scores,
+    late_interaction_scores,
+    merged_prior,
+    minmax,
+    rank_normalised,
+)
+from eagle_rag_biomed.rerank.signals import (
+    cross_drug_penalty,
+    enrich_file_names,
+    entity_match_score,
+    section_match_score,
+)
+from eagle_rag_biomed.rerank.tier1 import model_of
+from eagle_rag_biomed.rerank.weights import ProfileWeights, weights_for
+
+__all__ = ["IMAGE_CHUNK_TYPES", "Signals", "fuse_signals", "post_rrf_rerank", "split_images"]
+
+IMAGE_CHUNK_TYPES = frozenset({"image", "medical_image"})
+
+
+@dataclass(frozen=True)
+class Signals:
+    """Per-candidate signals of one pool, aligned with its nodes."""
+
+    ce_norm: list[float]
+    li_norm: list[float]
+    prior: list[float]
+    entity: list[float]
+    section: list[float]
+    xdrug: list[float]
+
+
+def split_images(nodes: Sequence[NodeWithScore]) -> tuple[list[NodeWithScore], list[NodeWithScore]]:
+    """(text nodes, image nodes), each in incoming order."""
+    texts = [n for n in nodes if n.node.chunk_type not in IMAGE_CHUNK_TYPES]
+    images = [n for n in nodes if n.node.chunk_type in IMAGE_CHUNK_TYPES]
+    return texts, images
+
+
+def fuse_signals(nodes: Sequence[NodeWithScore], signals: Signals, w: ProfileWeights) -> list[NodeWithScore]:
+    """Score every node by the Tier-2 formula and sort, best first (ties keep the incoming order)."""
+    scored = []
+    for i in range(len(nodes)):
+        final = (w.w_ce * signals.ce_norm[i] + w.w_li * signals.li_norm[i] + w.w_prior * signals.prior[i]
+                 + w.w_entity * signals.entity[i] + w.w_sec * signals.section[i]
+                 - w.w_xdrug_penalty * signals.xdrug[i])
+        detail = {"ce_norm": signals.ce_norm[i], "li_norm": signals.li_norm[i], "prior": signals.prior[i],
+                  "entity": signals.entity[i], "section": signals.section[i], "xdrug": signals.xdrug[i]}
+        scored.append((final, i, detail))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return [nodes[i].scored("rerank_t2", final, rank, detail) for rank, (final, i, detail) in enumerate(scored, 1)]
+
+
+def with_stage(nodes: Sequence[NodeWithScore], stage: str, scores: Sequence[float]) -> list[NodeWithScore]:
+    """``nodes`` in the same order, each with a trail entry of ``stage``: its score and its rank (from 1,
+    ties in incoming order) among ``scores``, so ``explain`` shows what a model said before the fusion."""
+    order = sorted(range(len(nodes)), key=lambda i: (-scores[i], i))
+    rank = {i: r for r, i in enumerate(order, start=1)}
+    return [node.scored(stage, scores[i], rank[i]) for i, node in enumerate(nodes)]
+
+
+def _covered(languages: frozenset[str], query: str, pool: Sequence[NodeWithScore]) -> list[bool]:
+    """Per passage: may a model of ``languages`` score it with ``query`` (both in its languages)?"""
+    if not model_covers(languages, query):
+        return [False] * len(pool)
+    return [model_covers(languages, n.node.text) for n in pool]
+
+
+def _spread(scored: Sequence[float], covered: Sequence[bool], fallback: Sequence[float]) -> list[float]:
+    """The values of the scored passages back in pool order; ``fallback[i]`` where passage i was skipped."""
+    values = iter(scored)
+    return [next(values) if ok else fallback[i] for i, ok in enumerate(covered)]
+
+
+def _trail_cross_encoder(pool: Sequence[NodeWithScore], covered: Sequence[bool],
+                         raw: Sequence[float] | None) -> list[NodeWithScore]:
+    """The cross-encoder's trail entry on each passage: its score and rank among the scored ones, or
+    ``skipped: language`` (rank = pool position) for a passage the model was not asked about."""
+    scored = [n for n, ok in zip(pool, covered, strict=True) if ok]
+    staged = iter(with_stage(scored, CROSS_ENCODER_STAGE, raw) if raw is not None else [])
+    out = []
+    for rank, (node, ok) in enumerate(zip(pool, covered, strict=True), start=1):
+        if ok and raw is not None:
+            out.append(next(staged))
+        elif not ok:
+            out.append(skipped_for_language(node, rank, CROSS_ENCODER_STAGE))
+        else:
+            out.append(node)
+    return out
+
+
+def post_rrf_rerank(ctx: HookContext, analysis: QueryAnalysis, nodes: Sequence[NodeWithScore],
+                    mode: SearchMode) -> list[NodeWithScore]:
+    """The Tier-2 ranking of ``nodes`` (see the module docstring); the models run in mode ``full`` only.
+
+    Raises ValueError for bad weights.
+    """
+    opts = biomed_options(ctx.settings)
+    query, workflow = analysis.query, analysis.workflow
+    texts, images = split_images(nodes)
+    texts = enrich_file_names(texts, ctx.services.registry if ctx.services.has("registry") else None)
+    pool, rest = texts[: opts.tier2.pool], texts[opts.tier2.pool:]
+    weights = weights_for(workflow, opts.retrieval_scoring)
+    full = mode is SearchMode.FULL
+    prior = merged_prior(pool, ctx.settings.router.rrf_k)
+    ce_label = opts.domain_rerank_encoder
+    k = ctx.settings.router.rrf_k
+
+    def norm(raw: list[float]) -> list[float]:
+        return rank_normalised(raw, k) if opts.tier2.normalise == "rank" else minmax(raw)
+
+    # a model scores only the query and passages in its languages (docs/architecture.md, "Rerankers and
+    # languages"); a passage it may not read keeps the fallback value of that signal
+    ce_covered = _covered(RERANK_LANGUAGES, query, pool)
+    ce_raw = ce_norm = None
+    if full and opts.stages.cross_encoder and weights.w_ce > 0 and any(ce_covered):
+        scorable = [n for n, ok in zip(pool, ce_covered, strict=True) if ok]
+        ce_raw = cross_encoder_scores(ctx, ce_label, query, scorable, opts.tier2.max_chars, opts.tier2.with_name)
+        if ce_raw is not None:
+            ce_norm = _spread(norm(ce_raw), ce_covered, prior)
+    li_covered = _covered(RERANK_LANGUAGES, query, pool)
+    li_raw = li_norm = None
+    li_label = opts.tier2.late_interaction_encoder
+    if full and opts.stages.late_interaction and weights.w_li > 0 and any(li_covered):
+        scorable = [n for n, ok in zip(pool, li_covered, strict=True) if ok]
+        li_raw = late_interaction_scores(ctx, li_label, query, scorable, opts.tier2.max_chars, opts.tier2.with_name,
+                                         opts.tier2.late_interaction_tokens)
+        if li_raw is not None:
+            li_norm = _spread(norm(li_raw), li_covered, [0.0] * len(pool))
+
+    boost, protected = analysis.boost_terms, analysis.penalty_drugs
+    signals = Signals(
+        ce_norm=ce_norm if ce_norm is not None else list(prior),
+        li_norm=li_norm if li_norm is not None else [0.0] * len(pool),
+        prior=prior,
+        entity=[entity_match_score(n, boost) for n in pool],
+        section=[section_match_score(n, analysis.section_cues) for n in pool],
+        xdrug=[cross_drug_penalty(n, protected) for n in pool],
+    )
+    if full and opts.stages.cross_encoder and weights.w_ce > 0:
+        pool = _trail_cross_encoder(pool, ce_covered, ce_raw)
+    fused = fuse_signals(pool, signals, weights)
+    if workflow is Workflow.CHEMICAL and opts.stages.chemical_branch:
+        fused = apply_chemical_branch(ctx, analysis, fused, scale=weights.positive_total)
+    ctx.log_decision("biomed_rerank_t2", plugin=PLUGIN_NAME,
+                     summary=f"{len(pool)} candidates, profile {workflow.value}, "
+                             f"ce={'on' if ce_raw is not None else 'fallback'}, "
+                             f"li={'on' if li_raw is not None else 'off'}",
+                     workflow=workflow.value, weights=weights.__dict__, boost_terms=list(boost),
+                     cross_encoder=ce_label if ce_raw is not None else None,
+                     cross_encoder_model=model_of(ctx, ce_label) if ce_raw is not None else None,
+                     late_interaction=li_label if li_raw is not None else None,
+                     images_passed_through=len(images))
+    return [*fused, *rest, *images]

@@ -1,0 +1,189 @@
+"""The Python API: a catalog of dataset cards that answers searches and id checks.
+
+>>> catalog = DatasetCatalog.load()                       # the bundled cards.jsonl
+>>> response = catalog.search(DatasetQuery("BC5CDR"))      # or catalog.search("BC5CDR", top_k=5)
+>>> response.hits[0].id, response.hits[0].match
+('bigbio/bc5cdr', 'exact')
+>>> catalog.check_ids(["bigbio/bc5cdr", "nope"]).unknown
+('nope',)
+
+Building is cheap; the analysed fields, postings and engines are built on first use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from eagle_rag.plugin_api import compact_name
+from eagle_rag_datasets.catalog.cards import DatasetCard
+from eagle_rag_datasets.catalog.ingest import read_cards, validate_record
+from eagle_rag_datasets.catalog.kinds import card_kind
+from eagle_rag_datasets.catalog.synonyms import SynonymSet, load_synonyms
+from eagle_rag_datasets.catalog.terms import TermIndex, analyze_card, id_tail
+from eagle_rag_datasets.errors import CardValidationError, InvalidQueryError, LineError
+from eagle_rag_datasets.reply.response import DatasetSearchResponse, IdCheckResponse
+from eagle_rag_datasets.search.engines import Engine, ScoringEngine
+from eagle_rag_datasets.search.engines.bm25 import BM25Engine
+from eagle_rag_datasets.search.engines.substring import SubstringEngine
+from eagle_rag_datasets.search.engines.tantivy_index import TantivyEngine
+from eagle_rag_datasets.search.filters import FacetIndex
+from eagle_rag_datasets.search.matching import Matcher
+from eagle_rag_datasets.search.pipeline import run_search
+from eagle_rag_datasets.search.proximity import flat_text
+from eagle_rag_datasets.search.query import DatasetQuery
+
+DEFAULT_CARDS = Path(__file__).parents[1] / "data" / "cards.jsonl"
+MAX_IDS = 1000
+
+
+class DatasetCatalog:
+    """Dataset cards plus the indexes that search them. Card ids must be unique."""
+
+    def __init__(self, cards: Sequence[DatasetCard], source: str = "<memory>",
+                 load_errors: Sequence[LineError] = (), synonyms: SynonymSet | None = None) -> None:
+        self.cards: tuple[DatasetCard, ...] = tuple(cards)
+        self.source = source
+        self.load_errors = tuple(load_errors)
+        self._synonyms = synonyms
+        self._by_id = {card.id: i for i, card in enumerate(self.cards)}
+        if len(self._by_id) != len(self.cards):
+            raise InvalidQueryError("card ids must be unique", {"source": source})
+        self._engines: dict[Engine, ScoringEngine] = {}
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, strict: bool = False) -> DatasetCatalog:
+        """Read a JSONL or YAML card file (the bundled catalog when ``path`` is None).
+
+        Invalid records raise :class:`CardValidationError` when ``strict``; otherwise they are skipped
+        and kept in :attr:`load_errors` (responses carry a warning).
+        """
+        result = read_cards(path or DEFAULT_CARDS, strict=strict)
+        return cls(result.cards, source=result.path, load_errors=result.errors)
+
+    @classmethod
+    def from_records(cls, records: Iterable[dict[str, Any]]) -> DatasetCatalog:
+        """A catalog from plain card dicts (validated as the ingest does; raises on any error)."""
+        cards, errors = [], []
+        for number, record in enumerate(records, start=1):
+            card, problems = validate_record(record, number)
+            errors += problems
+            if card is not None:
+                cards.append(card)
+        if errors:
+            raise CardValidationError("<records>", errors)
+        return cls(cards)
+
+    # ------------------------------------------------------------------ lazy state
+    @property
+    def size(self) -> int:
+        return len(self.cards)
+
+    @cached_property
+    def version(self) -> str:
+        digest = hashlib.sha1("\n".join(f"{c.id}\t{c.name}" for c in self.cards).encode()).hexdigest()
+        return f"{self.size} cards, sha1 {digest[:12]}"
+
+    @cached_property
+    def kinds(self) -> list[str]:
+        return [card_kind(card) for card in self.cards]
+
+    @cached_property
+    def flat_texts(self) -> list[str]:
+        return [flat_text(card) for card in self.cards]
+
+    @cached_property
+    def card_ids(self) -> list[str]:
+        return [card.id for card in self.cards]
+
+    @cached_property
+    def analysed(self) -> list[Any]:
+        return [analyze_card(card) for card in self.cards]
+
+    @cached_property
+    def index(self) -> TermIndex:
+        return TermIndex.build(self.analysed)
+
+    @cached_property
+    def matcher(self) -> Matcher:
+        return Matcher(self.index)
+
+    @cached_property
+    def facets(self) -> FacetIndex:
+        return FacetIndex.build(self.cards)
+
+    @cached_property
+    def substring(self) -> SubstringEngine:
+        return SubstringEngine(self.cards)
+
+    @cached_property
+    def name_keys(self) -> dict[str, set[int]]:
+        keys: dict[str, set[int]] = {}
+        for i, card in enumerate(self.cards):
+            for text in (card.id, id_tail(card.id), card.name, *card.aliases):
+                keys.setdefault(compact_name(text), set()).add(i)
+        return keys
+
+    def synonyms(self) -> SynonymSet:
+        if self._synonyms is None:
+            self._synonyms = load_synonyms()
+        return self._synonyms
+
+    def engine(self, name: Engine) -> ScoringEngine:
+        """The scoring engine ``index`` or ``bm25`` (built on first use)."""
+        if name not in self._engines:
+            self._engines[name] = TantivyEngine(self.analysed) if name is Engine.INDEX else BM25Engine(self.index)
+        return self._engines[name]
+
+    def warm_up(self, engines: Iterable[Engine] = (Engine.INDEX,)) -> None:
+        """Build the indexes now instead of on the first search."""
+        _ = self.facets, self.matcher, self.substring
+        for name in engines:
+            if name is not Engine.SUBSTRING:
+                self.engine(name)
+
+    def get(self, card_id: str) -> DatasetCard | None:
+        index = self._by_id.get(card_id)
+        return None if index is None else self.cards[index]
+
+    # ------------------------------------------------------------------ search
+    def search(self, query: DatasetQuery | str, **options: Any) -> DatasetSearchResponse:
+        """Search the catalog (the stages: :mod:`eagle_rag_datasets.search.pipeline`).
+
+        Raises :class:`InvalidQueryError` for bad input (see DatasetQuery).
+        """
+        request = query if isinstance(query, DatasetQuery) else DatasetQuery.from_dict({"text": query, **options})
+        if isinstance(query, DatasetQuery) and options:
+            request = replace(request, **options)
+        return run_search(self, request.validated())
+
+    # ------------------------------------------------------------------ id check
+    def check_ids(self, ids: Sequence[str]) -> IdCheckResponse:
+        """Report which ids the catalog knows, in one lookup per id (no search).
+
+        Raises :class:`InvalidQueryError` when ``ids`` is not a list of 1..1000 non-empty strings.
+        """
+        if isinstance(ids, str) or not isinstance(ids, Sequence) or not 1 <= len(ids) <= MAX_IDS:
+            raise InvalidQueryError(f"ids must be a list of 1 to {MAX_IDS} strings", {"field": "ids"})
+        if not all(isinstance(i, str) and i.strip() and len(i) <= 300 for i in ids):
+            raise InvalidQueryError("every id must be a non-empty string of at most 300 characters",
+                                    {"field": "ids"})
+        known, unknown = [], []
+        resolved: dict[str, str] = {}
+        ambiguous: dict[str, tuple[str, ...]] = {}
+        for given in dict.fromkeys(i.strip() for i in ids):
+            if given in self._by_id:
+                known.append(given)
+                continue
+            matches = sorted({self.cards[i].id for i in self.name_keys.get(compact_name(given), ())})
+            if len(matches) == 1:
+                resolved[given] = matches[0]
+            elif matches:
+                ambiguous[given] = tuple(matches)
+            else:
+                unknown.append(given)
+        return IdCheckResponse(tuple(known), tuple(unknown), resolved, ambiguous, self.size)

@@ -1,0 +1,67 @@
+"""The stages of one search, in order (docs/datasets.md, sections 4 to 8).
+
+1. candidates: every card matching the query at some tier (:mod:`.candidates`), or the plain
+   plain substring match for engine ``substring``;
+2. strict mode drops partial matches (and counts them);
+3. facet filters keep the cards passing every active filter (:mod:`.filters`);
+4. only the groups that can reach the top k are scored: BM25 from the engine, the verification
+   prior and phrase proximity (:mod:`.engines`, :mod:`.ranking`, :mod:`.proximity`);
+5. the order of hits (:func:`.ranking.order`) and the reply (:mod:`eagle_rag_datasets.reply`).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from eagle_rag_datasets.catalog.kinds import DATASET
+from eagle_rag_datasets.reply.build import build_response, to_hit
+from eagle_rag_datasets.reply.explain import explain_hit
+from eagle_rag_datasets.reply.response import DatasetSearchResponse
+from eagle_rag_datasets.search.candidates import find_matches
+from eagle_rag_datasets.search.engines import Engine
+from eagle_rag_datasets.search.matching import Coverage, scoring_terms
+from eagle_rag_datasets.search.proximity import phrase_checks, proximity
+from eagle_rag_datasets.search.query import DatasetQuery
+from eagle_rag_datasets.search.ranking import RankedHit, Tier, leading_groups, order, prior
+from eagle_rag_datasets.search.units import parse_query
+
+if TYPE_CHECKING:
+    from eagle_rag_datasets.catalog.catalog import DatasetCatalog
+
+
+def _candidates(catalog: DatasetCatalog, request: DatasetQuery,
+                engine: Engine) -> tuple[list[RankedHit], Coverage | None, list[Any]]:
+    if engine is Engine.SUBSTRING:
+        return catalog.substring.search(request.text), None, []
+    result = find_matches(catalog.matcher, parse_query(request.text), catalog.card_ids,
+                          catalog.synonyms() if request.synonyms else None, request.typos)
+    return result.hits, result.base, result.scoring
+
+
+def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchResponse:
+    """Answer a validated request (:meth:`DatasetQuery.validated`) over ``catalog``."""
+    engine = Engine.from_str(request.engine)
+    hits, base, scoring = _candidates(catalog, request, engine)
+    partial_hidden = sum(1 for h in hits if h.tier is Tier.PARTIAL) if request.strict else 0
+    if request.strict:
+        hits = [h for h in hits if h.tier is not Tier.PARTIAL]
+    allowed, sets = catalog.facets.allowed(request.active_filters())
+    kept = [h for h in hits if allowed is None or h.ordinal in allowed]
+    if engine is not Engine.SUBSTRING:  # the substring engine stays plain
+        for hit in kept:
+            hit.non_dataset = catalog.kinds[hit.ordinal] != DATASET
+    head, tail = leading_groups(kept, request.top_k)  # only the head can reach the top k: score it
+    if engine is not Engine.SUBSTRING and head:
+        scores = catalog.engine(engine).scores(scoring_terms(scoring), {h.ordinal for h in head})
+        as_of = request.as_of or date.today()
+        checks = phrase_checks(parse_query(request.text))
+        for hit in head:
+            hit.score = scores.get(hit.ordinal, 0.0)
+            hit.prior = prior(catalog.cards[hit.ordinal].license_verdict, as_of)
+            hit.proximity = proximity(checks, catalog.flat_texts[hit.ordinal]) if checks else 0.0
+    ranked = order(head, use_prior=request.prior) + tail  # the tail is only counted, never shown
+    top = [to_hit(rank, h, catalog.cards[h.ordinal],
+                  explain_hit(h, base, engine.value, request.prior) if request.explain else None)
+           for rank, h in enumerate(ranked[:request.top_k], start=1)]
+    return build_response(request, top, ranked, hits, sets, partial_hidden, catalog)

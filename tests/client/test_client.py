@@ -1,0 +1,205 @@
+"""EagleClient and AsyncEagleClient against a real ``eagle-rag serve`` on 127.0.0.1 (random port)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from eagle_rag.client import AsyncEagleClient, EagleClient
+from eagle_rag.errors import (
+    EagleError,
+    IngestError,
+    InvalidRequest,
+    NotFound,
+    ServerUnreachable,
+    StoreUnavailable,
+)
+from eagle_rag.types import MatchKind, SearchHit, SearchMode, SearchRequest, SearchResponse, TotalRelation
+from tests.client.helpers import Served, free_port
+
+pytestmark = pytest.mark.integration
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+@pytest.fixture
+def client(served: Served):
+    with EagleClient(served.url, retries=0) as c:
+        yield c
+
+
+def ids(response: SearchResponse) -> list[str]:
+    return [h.id for h in response.hits]
+
+
+def test_search_answers_the_engine_dataclass(client):
+    response = client.search("imatinib dosage chronic myeloid leukemia", top_k=3, kb_names=["demo"])
+    assert isinstance(response, SearchResponse) and response.mode is SearchMode.HYBRID
+    assert len(response.hits) == 3 and all(isinstance(h, SearchHit) for h in response.hits)
+    assert response.hits[0].document_id.startswith("label_imatinib")
+    assert isinstance(response.hits[0].match, MatchKind) and response.total_relation in set(TotalRelation)
+    same = client.search(SearchRequest(query="imatinib dosage chronic myeloid leukemia", top_k=3,
+                                       kb_names=("demo",)))
+    assert ids(same) == ids(response)
+
+
+def test_total_counts_every_match_not_the_page(client):
+    one = client.search("warfarin bleeding", top_k=1, kb_names=["demo"])
+    assert len(one.hits) == 1 and one.total > 1 and one.exhaustive is False
+    everything = client.search("bleeding", top_k=100, kb_names=["tagged"])
+    assert everything.total_relation is TotalRelation.EQ and everything.exhaustive is True
+    assert everything.total == len(everything.hits) >= 1
+
+
+def test_pages_are_disjoint_and_add_up_to_one_longer_list(client):
+    pages = [client.search("kinase inhibitor", top_k=3, offset=offset, kb_names=["demo"]) for offset in (0, 3, 6)]
+    longer = client.search("kinase inhibitor", top_k=9, kb_names=["demo"])
+    seen = [i for page in pages for i in ids(page)]
+    assert len(seen) == len(set(seen)) == 9
+    assert seen == ids(longer)
+    assert [p.offset for p in pages] == [0, 3, 6] and {p.total for p in pages} == {longer.total}
+    with pytest.raises(InvalidRequest, match="max_window"):
+        client.search("kinase inhibitor", top_k=50, offset=60)
+
+
+def test_batch_answers_each_search_in_order(client):
+    queries = ["warfarin bleeding", "imatinib dosage", "trastuzumab cardiotoxicity"]
+    batch = client.search_many([SearchRequest(query=q, top_k=2) for q in queries])
+    assert [r.query for r in batch] == queries
+    assert [ids(r) for r in batch] == [ids(client.search(q, top_k=2)) for q in queries]
+    with pytest.raises(InvalidRequest, match="max_batch"):
+        client.search_many(["x"] * 33)
+    with pytest.raises(NotFound) as info:
+        client.search_many([SearchRequest(query="x"), SearchRequest(query="x", kb_names=("nope",))])
+    assert info.value.details["index"] == 1
+
+
+def test_metadata_filters_keep_only_matching_chunks(client):
+    trials = client.search("statin therapy cholesterol", top_k=10, kb_names=["dated"], doc_types=["trial"])
+    assert {h.document_id for h in trials.hits} == {"d-2019-trial", "d-2023-trial"}
+    recent = client.search("statin therapy cholesterol", top_k=10, kb_names=["dated"], published_from="2019-01",
+                           published_to="2020")
+    assert [h.document_id for h in recent.hits] == ["d-2019-trial"] and recent.dropped["filters"] == 3
+    sections = client.search("statin", top_k=10, kb_names=["dated"], sections=["ABSTRACT"])
+    assert [h.document_id for h in sections.hits] == ["d-2015-review"]
+    jsonl = client.search("bleeding", top_k=10, source_types=["jsonl"])
+    assert jsonl.hits and all(h.metadata["kb_name"] in {"tagged", "dated"} for h in jsonl.hits)
+
+
+def test_filter_values_are_escaped_and_an_empty_answer_counts_what_each_filter_excluded(client):
+    hostile = 'jsonl" or source_type != "'
+    empty = client.search("statin therapy", kb_names=["dated"], source_types=[hostile], doc_types=["trial"])
+    assert empty.hits == () and empty.total == 0
+    assert empty.excluded_by_filter["source_types"] == 4 and empty.excluded_by_filter["doc_types"] == 2
+    assert empty.empty_reason == "no document within the filters matched the query"
+    with pytest.raises(InvalidRequest, match="published_from"):
+        client.search("statin", published_from="2019-13")
+    with pytest.raises(InvalidRequest):
+        client.search("statin", sections=["a\x00b"])
+
+
+def test_errors_come_back_as_the_in_process_classes(client, served):
+    before = served.request_count("/search")
+    with pytest.raises(InvalidRequest) as bad:
+        client.search("x", top_k=0)
+    assert bad.value.code == "invalid_request" and bad.value.http_status == 400
+    with pytest.raises(NotFound):
+        client.search("x", kb_names=["no-such-kb"])
+    with pytest.raises(NotFound):
+        client.get_document("no-such-document")
+    retrying = EagleClient(served.url, retries=3, backoff=0.01)
+    with pytest.raises(InvalidRequest):
+        retrying.search("", top_k=1)
+    retrying.close()
+    assert served.request_count("/search") - before == 3  # a 4xx is never retried
+
+
+def test_connection_errors_are_retried_then_reported(tmp_path):
+    url = f"http://127.0.0.1:{free_port()}"
+    started = time.perf_counter()
+    with EagleClient(url, retries=2, backoff=0.05) as dead, pytest.raises(ServerUnreachable, match=url):
+        dead.health()
+    assert time.perf_counter() - started >= 0.05 + 0.10  # two waits: backoff, then twice as long
+
+
+def test_a_503_is_retried_and_a_404_is_not():
+    calls: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        calls.append(request.url.path)
+        if request.url.path == "/health":
+            body = {"error": {"code": "store_unavailable", "message": "the registry is down", "details": {}}}
+            return httpx.Response(503, json=body)
+        return httpx.Response(404, json={"error": {"code": "not_found", "message": "no", "details": {}}})
+
+    with EagleClient("http://eagle.test", retries=2, backoff=0.0, transport=httpx.MockTransport(answer)) as c:
+        with pytest.raises(StoreUnavailable, match="registry is down"):
+            c.health()
+        with pytest.raises(NotFound):
+            c.get_document("x")
+    assert calls == ["/health"] * 3 + ["/documents/x"]
+
+
+def test_unknown_error_codes_keep_their_code():
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(400, json={"error": {"code": "invalid_query", "message": "bad", "details": {}}})
+
+    with EagleClient("http://eagle.test", transport=httpx.MockTransport(answer)) as c, \
+            pytest.raises(EagleError) as info:
+        c.datasets_search("x")
+    assert (info.value.code, info.value.http_status, info.value.message) == ("invalid_query", 400, "bad")
+
+
+def test_ingest_get_delete_round_trip(client, tmp_path):
+    note = tmp_path / "zebrafish_note.md"
+    note.write_text("# Zebrafish\n\nZebrafish fin regeneration depends on blastema formation.\n")
+    report = client.ingest([note], kb_name="notes")
+    assert (report.files, report.documents, report.failures) == (1, 1, [])
+    hit = client.search("zebrafish fin regeneration", top_k=1, kb_names=["notes"]).hits[0]
+    record = client.get_document(hit.document_id)
+    assert record["kb_name"] == "notes" and record["status"] == "complete" and record["chunk_count"] == 1
+    assert client.delete_document(hit.document_id) == {"document_id": hit.document_id, "deleted": True}
+    with pytest.raises(NotFound):
+        client.get_document(hit.document_id)
+    after = client.search("zebrafish fin regeneration", top_k=5)
+    assert hit.document_id not in {h.document_id for h in after.hits}
+    bad = tmp_path / "broken.json"
+    bad.write_text("{ not json")
+    with pytest.raises(IngestError) as failed:
+        client.ingest([bad], kb_name="notes")
+    assert failed.value.details["report"]["documents"] == 0 and "broken.json" in str(failed.value.details)
+
+
+def test_datasets_and_health(client):
+    found = client.datasets_search("BC5CDR", top_k=3)
+    assert found["hits"] and "exhaustive" in found
+    health = client.health()
+    assert health["status"] == "ok" and health["stores"]["registry"]["state"] == "ok"
+
+
+def test_async_client_matches_the_sync_one(client, served):
+    async def run() -> tuple[SearchResponse, list[SearchResponse], dict[str, object]]:
+        async with AsyncEagleClient(served.url) as aclient:
+            one = await aclient.search("warfarin bleeding", top_k=2, offset=1)
+            many = await aclient.search_many(["warfarin bleeding", "imatinib dosage"])
+            with pytest.raises(NotFound):
+                await aclient.get_document("no-such-document")
+            return one, many, await aclient.health()
+
+    one, many, health = asyncio.run(run())
+    assert ids(one) == ids(client.search("warfarin bleeding", top_k=2, offset=1)) and one.offset == 1
+    assert [ids(r) for r in many] == [ids(client.search(q)) for q in ("warfarin bleeding", "imatinib dosage")]
+    assert health["status"] == "ok"
+
+
+def test_the_readme_client_example_runs(served, capsys):
+    text = README.read_text()
+    block = text.split("```python\nfrom eagle_rag.client import EagleClient", 1)[1].split("```", 1)[0]
+    code = "from eagle_rag.client import EagleClient" + block
+    assert len([line for line in code.splitlines() if line.strip()]) <= 6
+    exec(compile(code.replace("http://127.0.0.1:8000", served.url), "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 3 and printed[0].split()[1].startswith("label_imatinib")
