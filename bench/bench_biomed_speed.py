@@ -44,6 +44,10 @@ QUALITY = ("EAGLE_RAG_PROFILE=biomed .venv/bin/python bench/bench_biomed_scifact
            "../shared/data/beir/scifact --data-dir DIR --split test --only \"+ late interaction\"")
 
 
+def note(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
 def settings_for(data_dir: Path, biomed: bool) -> Settings:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
     if biomed:
@@ -63,12 +67,17 @@ def raw_rate(engine: Engine, sample: Path) -> tuple[int, float]:
     return len(texts), len(texts) / (time.perf_counter() - started)
 
 
-def times_ms(engine: Engine, queries: list[str], mode: SearchMode) -> list[float]:
+def times_ms(engine: Engine, queries: list[str], mode: SearchMode,
+             stages: dict[str, list[float]] | None = None) -> list[float]:
+    """Wall time of each query (ms); the pipeline's own stage timings are added to ``stages``."""
     out = []
     for query in queries:
         started = time.perf_counter()
-        engine.search(SearchRequest(query=query, top_k=10, mode=mode, kb_names=(KB,)))
+        response = engine.search(SearchRequest(query=query, top_k=10, mode=mode, kb_names=(KB,)))
         out.append((time.perf_counter() - started) * 1000)
+        if stages is not None:
+            for stage, ms in response.timings_ms.items():
+                stages.setdefault(stage, []).append(ms)
     return out
 
 
@@ -107,20 +116,26 @@ def main() -> None:
         sample.write_text("\n".join(lines) + "\n", encoding="utf-8")
         with Engine(settings_for(Path(tmp) / "core", biomed=False)) as core:
             passages, rate = raw_rate(core, sample)
+            note(f"raw bge-small: {passages} passages, {rate:.1f}/s")
             core.ingest([sample], kb_name=KB)
             core.warm_up()
             core_p50 = percentile(sorted(times_ms(core, queries, SearchMode.HYBRID)), 50)
+            note(f"core hybrid p50 {core_p50:.0f} ms")
         with Engine(settings_for(Path(tmp) / "biomed", biomed=True)) as biomed:
             started = time.perf_counter()
             report = biomed.ingest([sample], kb_name=KB)
             ingest_s = time.perf_counter() - started
+            note(f"biomed ingest: {report.documents} documents in {ingest_s:.0f} s")
             biomed.warm_up()
-            full = sorted(times_ms(biomed, queries, SearchMode.FULL))
+            stages: dict[str, list[float]] = {}
+            full = sorted(times_ms(biomed, queries, SearchMode.FULL, stages))
+            note(f"biomed full p50 {percentile(full, 50):.0f} ms")
         out["ingest"] = {"raw_passages": passages, "raw_passages_per_s": rate, "documents": report.documents,
                          "chunks": report.chunks, "docs_per_s": report.documents / ingest_s,
                          "ratio": report.documents / ingest_s / rate}
         out["query"] = {"core_hybrid_p50_ms": core_p50, "biomed_full_p50_ms": percentile(full, 50),
-                        "biomed_full_p95_ms": percentile(full, 95), "ratio": percentile(full, 50) / core_p50}
+                        "biomed_full_p95_ms": percentile(full, 95), "ratio": percentile(full, 50) / core_p50,
+                        "biomed_full_stage_p50_ms": {k: statistics.median(v) for k, v in stages.items()}}
         probe = queries[: args.first_queries]
         out["first_query"] = {"cold": first_query(Path(tmp) / "biomed", probe, warm=False),
                               "warmed": first_query(Path(tmp) / "biomed", probe, warm=True)}
@@ -128,6 +143,8 @@ def main() -> None:
     print(f"{len(lines)} SciFact documents, {len(queries)} train claims")
     print(f"1. biomed full p50 / core hybrid p50: {q['biomed_full_p50_ms']:.0f} / {q['core_hybrid_p50_ms']:.0f} ms "
           f"= {q['ratio']:.1f}x (biomed full p95 {q['biomed_full_p95_ms']:.0f} ms)")
+    print("   biomed full, median ms per stage: "
+          + ", ".join(f"{k} {v:.0f}" for k, v in q["biomed_full_stage_p50_ms"].items()))
     for kind in ("cold", "warmed"):
         print(f"2. first query / median, fresh process, {kind}: {f[kind]['first_ms']:.0f} / "
               f"{f[kind]['median_ms']:.0f} ms = {f[kind]['ratio']:.1f}x")

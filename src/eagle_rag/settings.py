@@ -126,7 +126,8 @@ class IngestSettings(_Block):
     )
     token_vector_collections: list[str] = Field(
         default_factory=list, description="collections whose chunks also get late-interaction token vectors "
-        "(eagle_embed_tokens) in <data_dir>/token_vectors.sqlite, so a query encodes only itself"
+        "(eagle_embed_tokens) in <data_dir>/token_vectors.sqlite, so a query encodes only itself; opt-in "
+        "(e.g. [eagle_text_biomed, eagle_text] under biomed): it adds one model pass per chunk at ingest"
     )
 
 
@@ -286,8 +287,7 @@ BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
     "biomed": {
         "plugins": {"enabled": ["biomed", "datasets"], "default_namespace": "biomed"},
         "router": {"hybrid_text_collections": ["eagle_text_biomed", "eagle_text_medcpt"]},
-        "ingest": {"sentence_collections": ["eagle_text_biomed"],
-                   "token_vector_collections": ["eagle_text_biomed", "eagle_text"]},
+        "ingest": {"sentence_collections": ["eagle_text_biomed"]},
         "milvus": {"db_name": "biomed"},
     },
 }

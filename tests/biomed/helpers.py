@@ -15,12 +15,15 @@ from eagle_rag.types import Chunk
 
 def biomed_settings(data_dir: Path, deterministic: bool = True, biomed: dict[str, Any] | None = None,
                     **overrides: Any) -> Settings:
-    """The ``biomed`` profile over ``data_dir``; deterministic encoders (core and biomed) unless told otherwise."""
+    """The ``biomed`` profile over ``data_dir``; deterministic encoders (core and biomed) unless told otherwise,
+    and then no ColBERT token vectors at ingest unless ``ingest`` names their collections."""
     options = {"encoder_mode": "deterministic"} if deterministic else {}
     options.update(biomed or {})
     base: dict[str, Any] = {"data_dir": str(data_dir), "plugins": {"options": {"biomed": options}}}
     if deterministic:
         base["encoders"] = {"mode": "deterministic"}
+        # ColBERT token vectors come from the real model in every mode: written only where a test asks
+        base["ingest"] = {"token_vector_collections": [], **overrides.pop("ingest", {})}
     return load_settings(environ={"EAGLE_RAG_PROFILE": "biomed"}, overrides={**base, **overrides})
 
 

@@ -179,8 +179,10 @@ def biomed_server(chromium_path: str, tmp_path_factory: pytest.TempPathFactory) 
     yield from _serve(data, settings_file=settings)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_path: str) -> Iterator[Any]:
+    """Playwright and Chromium for one module: the sync API holds an event loop while it runs, so it
+    must stop before later tests start their own (asyncio.run would find a loop running)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -13,8 +13,8 @@ For one batch of prepared documents:
 3. the registry flips every document of the batch to ``complete`` with its new content hash, in one
    transaction: searches switch from the whole old version to the whole new one;
 4. chunks of other versions are deleted (:meth:`BatchWriter.remove_stale`), with their sentence rows
-   and token vectors. A crash before this step
-   leaves invisible stale chunks that ``eagle-rag doctor --repair`` removes.
+   and token vectors. A crash before this step leaves invisible stale chunks that ``eagle-rag doctor
+   --repair`` removes.
 
 A failure in steps 1-3 rolls the batch back: a document whose old version is still served keeps it
 (only the new chunks are removed); any other document is removed from the stores and marked failed.

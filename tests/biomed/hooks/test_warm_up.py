@@ -27,7 +27,8 @@ def engine(tmp_path_factory):
     corpus = tmp_path_factory.mktemp("corpus")
     for name, text in DOCS.items():
         (corpus / name).write_text(text, encoding="utf-8")
-    with Engine(biomed_settings(tmp_path_factory.mktemp("data"))) as eng:
+    tokens = {"token_vector_collections": ["eagle_text_biomed", "eagle_text"]}  # opted in
+    with Engine(biomed_settings(tmp_path_factory.mktemp("data"), ingest=tokens)) as eng:
         report = eng.ingest([corpus], kb_name="kb")
         assert report.failures == [] and report.documents == 2
         yield eng
