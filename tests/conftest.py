@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,13 @@ def node(node_id: str, score: float = 0.0, doc: str = "", path: str = "", source
     """A NodeWithScore for fusion tests."""
     return NodeWithScore(node=Chunk(id=node_id, text=text or node_id, document_id=doc or f"doc-{node_id}",
                                     path=path, source_chunk_id=source), score=score)
+
+
+def stop_process(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a server the test started: SIGTERM, then SIGKILL after 30 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

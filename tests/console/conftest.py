@@ -28,6 +28,7 @@ import httpx
 import pytest
 
 from eagle_rag.demo import sample_dir
+from tests.conftest import stop_process
 
 API_KEY = "console-test-key-5f1c"
 UNSAFE_TEXT = ("# Markup in a note\n\nThe flurbotide marker note quotes <script>window.__pwned = 1</script> and "
@@ -127,12 +128,7 @@ def _serve(data_dir: Path, api_key: str = "", settings_file: Path | None = None)
     try:
         yield Server(url, data_dir, api_key)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.conftest import stop_process
+
 START_TIMEOUT_S = 180
 BASE_ENV = {"EAGLE_RAG_ENCODERS__MODE": "deterministic", "EAGLE_RAG_PLUGINS__ENABLED": "[]",
             "EAGLE_RAG_LOG_LEVEL": "WARNING", "OMP_NUM_THREADS": "1"}
@@ -89,12 +91,7 @@ def running(args: list[str], data_dir: Path, settings: Mapping[str, str] | None,
             _wait(proc, ready, log)
             yield proc
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc)
 
 
 @contextmanager
