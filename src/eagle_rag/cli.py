@@ -309,6 +309,8 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
               split: Annotated[str, typer.Option(help="qrels split")] = "test",
               pipeline: Annotated[str, typer.Option(help="bm25|dense|hybrid|full|all")] = "all",
               limit_queries: Annotated[int | None, typer.Option(help="first N queries only")] = None,
+              query_offset: Annotated[int, typer.Option(min=0, help="skip the first N judged queries (with "
+                                                        "--limit-queries: a slice)")] = 0,
               data_dir: Annotated[Path | None, typer.Option(help="index folder (re-used)")] = None,
               json_out: Annotated[Path | None, typer.Option("--json", help="write results here")] = None) -> None:
     """Evaluate on a BEIR dataset: nDCG@10, Recall@100, MRR@10, Hit@5, latency, ingest rate."""
@@ -316,7 +318,7 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
     from eagle_rag.service import parse_mode
 
     modes = list(beir.PIPELINES) if pipeline == "all" else [parse_mode(pipeline)]
-    data = beir.load_beir(directory, split, limit_queries)
+    data = beir.load_beir(directory, split, limit_queries, query_offset)
     index_name = f"{directory.resolve().name}-{beir.corpus_fingerprint(data.corpus_path)}"
     target = data_dir or _settings().data_path / "beir" / index_name
     with _engine(data_dir=str(target)) as engine:
@@ -328,7 +330,7 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
                 result = beir.run_pipeline(engine, data, mode, progress=progress.update)
             result.ingest_docs_per_s = rate
             results.append(result)
-    console.print(f"{directory} split={split} queries={len(data.queries)} index={target}")
+    console.print(f"{directory} split={split} queries={len(data.queries)} offset={query_offset} index={target}")
     console.print(beir.format_table(results))
     console.print(f"ingest: {rate:.1f} documents/s")
     if json_out:

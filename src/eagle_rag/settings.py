@@ -148,6 +148,10 @@ class SearchSettings(_Block):
     cross_encoder_weight: float = Field(1.0, ge=0.0, description="RRF weight of the CE rank (mode full)")
     cross_encoder_pool: int = Field(30, ge=1, le=200, description="pairs scored by the CE")
     cross_encoder_max_tokens: int = Field(256, ge=16, le=512, description="CE passage truncation")
+    multilingual_rerank_weight: float = Field(
+        0.0, ge=0.0, description="RRF weight of the multilingual e5 query-passage cosine rank (mode full) for the "
+        "candidates the cross-encoder's languages leave out (Chinese); 0 = off (measured on KUAKE-QTR, see bench)"
+    )
 
 
 class PluginSettings(_Block):

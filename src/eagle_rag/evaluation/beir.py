@@ -40,6 +40,8 @@ class PipelineResult:
     metrics: dict[str, float]
     latencies_ms: list[float] = field(default_factory=list)
     ingest_docs_per_s: float = 0.0
+    per_query_ndcg: dict[str, float] = field(default_factory=dict)
+    """nDCG@10 of every query (paired comparisons of two pipelines: bench/bench_multilingual_rerank.py)."""
 
     def to_dict(self) -> dict[str, Any]:
         lat = sorted(self.latencies_ms)
@@ -62,8 +64,14 @@ def percentile(sorted_values: Sequence[float], q: float) -> float:
     return float(sorted_values[index])
 
 
-def load_beir(root: Path, split: str = "test", limit_queries: int | None = None) -> BeirData:
-    """Read corpus.jsonl, queries.jsonl and qrels/SPLIT.tsv. Raises InvalidRequest when missing."""
+def load_beir(root: Path, split: str = "test", limit_queries: int | None = None, offset: int = 0) -> BeirData:
+    """Read corpus.jsonl, queries.jsonl and qrels/SPLIT.tsv. Raises InvalidRequest when missing.
+
+    The judged queries are taken in the order of the qrels file: the first ``offset`` are skipped and
+    at most ``limit_queries`` after them kept (a slice for tuning, a disjoint one for reporting).
+    """
+    if offset < 0:
+        raise InvalidRequest("the query offset must be 0 or more", {"field": "offset"})
     corpus = root / "corpus.jsonl"
     qrels_path = root / "qrels" / f"{split}.tsv"
     for needed in (corpus, root / "queries.jsonl", qrels_path):
@@ -84,7 +92,7 @@ def load_beir(root: Path, split: str = "test", limit_queries: int | None = None)
                 obj = json.loads(line)
                 if str(obj["_id"]) in qrels:
                     queries[str(obj["_id"])] = str(obj["text"])
-    ids = [q for q in qrels if q in queries]
+    ids = [q for q in qrels if q in queries][offset:]
     if limit_queries:
         ids = ids[:limit_queries]
     with corpus.open(encoding="utf-8") as fh:
@@ -137,8 +145,11 @@ def run_pipeline(engine: Any, data: BeirData, mode: SearchMode, top_k: int = 100
         run[qid] = scores or {"__none__": 0.0}
         if progress is not None:
             progress(done)
-    metrics = evaluate(Qrels(data.qrels), Run(run), list(METRICS), make_comparable=True)
-    return PipelineResult(mode.value, {k: float(v) for k, v in dict(metrics).items()}, latencies)
+    scored = Run(run)
+    metrics = evaluate(Qrels(data.qrels), scored, list(METRICS), make_comparable=True)
+    per_query = {str(q): float(v) for q, v in dict(scored.scores["ndcg@10"]).items()}
+    return PipelineResult(mode.value, {k: float(v) for k, v in dict(metrics).items()}, latencies,
+                          per_query_ndcg=per_query)
 
 
 def format_table(results: Sequence[PipelineResult]) -> str:
