@@ -2,9 +2,12 @@
 
 - INGEST_ROUTE_SELECTORS: ``"skip"`` for the caption sidecar of an image, else
   :func:`eagle_rag_biomed.parsers.route_for` (None: the core decides).
-- PARSE: the ``biomed_*`` routes through :data:`eagle_rag_biomed.parsers.RECORD_ROUTES` (multi-record
-  formats, bad records reported one by one) or :data:`eagle_rag_biomed.parsers.ROUTES`; the file must lie in
-  ``ingest.allowed_roots`` when they are set; any parser crash becomes a per-file IngestError.
+- PARSE_RECORDS: the multi-record ``biomed_*`` routes (PubMed/PMC sets and other biomed XML, SDF, mol2,
+  SMILES lists) record by record through :data:`eagle_rag_biomed.parsers.RECORD_ROUTES`: memory does not
+  depend on the file's size, and each bad record is reported on its own while the others are kept.
+- PARSE: the ``biomed_*`` routes from the file's bytes through :data:`eagle_rag_biomed.parsers.ROUTES`
+  (a multi-record route: its records collected). For both, the file must lie in ``ingest.allowed_roots``
+  when they are set, and any parser crash becomes a per-file IngestError.
 - CHUNK enrich: :func:`eagle_rag_biomed.ingest.enrich.enrich_chunks` (section, doc type, primary drugs, TDR).
 - CLASSIFY_CHUNK / CLASSIFY_VISUAL: :mod:`eagle_rag_biomed.ingest.classify` (an image: its text record, and
   its visual decision when its visual label has a model).
@@ -17,7 +20,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +32,8 @@ from eagle_rag.plugin_api import (
     ParsedDocument,
     ParseResult,
     PluginUnavailable,
+    Record,
+    RecordFailure,
     TokenVectors,
     allowed_ingest_roots,
     hookimpl,
@@ -63,23 +68,55 @@ def eagle_ingest_route_selector(ctx: HookContext, path: Path) -> str | None:
     return parsers.route_for(path)
 
 
-@hookimpl
-def eagle_parse(ctx: HookContext, path: Path, route: str, data: bytes, kb_name: str) -> (
-        list[ParsedDocument] | ParseResult | None):
-    """Parse a ``biomed_*`` route; a multi-record one (PubMed/PMC set, SDF, mol2, SMILES list) as a
-    ParseResult whose bad records are RecordFailures. Raises IngestError for a bad, hostile or
-    out-of-root file."""
-    if not _mine(ctx) or route not in parsers.ROUTES:
-        return None
+def _check_roots(ctx: HookContext, path: Path) -> None:
     roots = allowed_ingest_roots(ctx.settings.ingest.allowed_roots, ctx.settings.data_path)
     if roots:
         parsers.check_allowed_root(path, roots)
+
+
+def _parser_failed(path: Path, route: str, exc: Exception) -> IngestError:
+    return IngestError(f"{path.name}: the {route} parser failed ({type(exc).__name__}: {exc})")
+
+
+@hookimpl
+def eagle_parse_records(ctx: HookContext, path: Path, route: str, kb_name: str) -> (
+        Iterator[Record | RecordFailure] | None):
+    """Read a multi-record ``biomed_*`` route (PubMed/PMC set or other biomed XML, SDF, mol2, SMILES
+    list) record by record through :data:`eagle_rag_biomed.parsers.RECORD_ROUTES`; None for any other
+    route. Raises IngestError for an out-of-root file; the iterator raises it for a file that cannot
+    be read and for a parser crash, which fails the rest of the file only."""
+    if not _mine(ctx) or route not in parsers.RECORD_ROUTES:
+        return None
+    _check_roots(ctx, path)
+    return _guarded(parsers.read_records(route, path, ctx.settings.ingest.max_file_bytes, kb_name), path, route)
+
+
+def _guarded(records: Iterator[Record | RecordFailure], path: Path, route: str) -> Iterator[Record | RecordFailure]:
     try:
-        return (parsers.RECORD_ROUTES.get(route) or parsers.ROUTES[route])(path, data, kb_name)
+        yield from records
     except IngestError:
         raise
     except Exception as exc:  # a parser bug must fail this file only, with a message
-        raise IngestError(f"{path.name}: the {route} parser failed ({type(exc).__name__}: {exc})") from exc
+        raise _parser_failed(path, route, exc) from exc
+
+
+@hookimpl
+def eagle_parse(ctx: HookContext, path: Path, route: str, data: bytes, kb_name: str) -> (
+        list[ParsedDocument] | ParseResult | None):
+    """Parse a ``biomed_*`` route from its bytes; a multi-record one (PubMed/PMC set, SDF, mol2, SMILES
+    list) as a ParseResult of its collected records, whose bad records are RecordFailures. Raises
+    IngestError for a bad, hostile or out-of-root file."""
+    if not _mine(ctx) or route not in parsers.ROUTES:
+        return None
+    _check_roots(ctx, path)
+    try:
+        if route in parsers.RECORD_ROUTES:
+            return parsers.collect_records(route, path, data, kb_name)
+        return parsers.ROUTES[route](path, data, kb_name)
+    except IngestError:
+        raise
+    except Exception as exc:  # a parser bug must fail this file only, with a message
+        raise _parser_failed(path, route, exc) from exc
 
 
 @hookimpl
@@ -171,4 +208,4 @@ def eagle_upsert_vectors(ctx: HookContext, collection: str, chunks: Sequence[Chu
 
 __all__ = ["eagle_chunk_enrich", "eagle_classify_chunk", "eagle_classify_visual",
            "eagle_embed_text", "eagle_embed_tokens", "eagle_embed_visual", "eagle_ingest_route_selector",
-           "eagle_parse", "eagle_upsert_vectors"]
+           "eagle_parse", "eagle_parse_records", "eagle_upsert_vectors"]

@@ -2,6 +2,7 @@
 
 :data:`ROUTES` maps a route name to a parser with the PARSE signature
 ``parse(path, data, kb_name) -> list[ParsedDocument]`` (raising ``IngestError`` per file);
+:data:`RECORD_ROUTES` reads the multi-record ones record by record from the open file;
 :func:`route_for` names the route of a file or returns None ("not mine": the core decides).
 Route names carry a ``biomed_`` prefix so they cannot collide with core or other plugin routes.
 """
@@ -9,17 +10,28 @@ Route names carry a ``biomed_`` prefix so they cannot collide with core or other
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import io
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from eagle_rag.plugin_api import IngestError, ParseResult
+from eagle_rag.plugin_api import IngestError, ParseResult, Record, RecordFailure
 from eagle_rag_biomed.parsers.abstract import looks_like_abstract
 from eagle_rag_biomed.parsers.common import PARSE_WARNINGS, Parser, SkippedRecord, sidecar_paths
 from eagle_rag_biomed.parsers.safety import check_allowed_root
 
-__all__ = ["PARSE_WARNINGS", "RECORD_ROUTES", "ROUTES", "SUFFIX_ROUTES", "Parser", "SkippedRecord",
-           "check_allowed_root", "is_image_sidecar", "route_for"]
+__all__ = ["PARSE_WARNINGS", "RECORD_ROUTES", "ROUTES", "SUFFIX_ROUTES", "Parser", "RecordStream", "SkippedRecord",
+           "check_allowed_root", "collect_records", "is_image_sidecar", "read_records", "route_for"]
+
+
+def _load(module: str, name: str, path: Path) -> Any:
+    """``eagle_rag_biomed.parsers.<module>.<name>``, imported now; a missing optional dependency is a
+    per-file IngestError."""
+    try:
+        return getattr(importlib.import_module(f"eagle_rag_biomed.parsers.{module}"), name)
+    except ImportError as exc:
+        raise IngestError(f"{path.name}: the biomed parsers need the optional dependency {exc.name!r} "
+                          "(pip install 'eagle-rag[biomed]')") from exc
 
 
 def _lazy(module: str, name: str) -> Callable[[Path, bytes, str], Any]:
@@ -30,17 +42,24 @@ def _lazy(module: str, name: str) -> Callable[[Path, bytes, str], Any]:
     """
 
     def parse(path: Path, data: bytes, kb_name: str) -> Any:
-        try:
-            loaded = importlib.import_module(f"eagle_rag_biomed.parsers.{module}")
-            func: Callable[[Path, bytes, str], Any] = getattr(loaded, name)
-        except ImportError as exc:
-            raise IngestError(f"{path.name}: the biomed parsers need the optional dependency {exc.name!r} "
-                              "(pip install 'eagle-rag[biomed]')") from exc
+        func: Callable[[Path, bytes, str], Any] = _load(module, name, path)
         return func(path, data, kb_name)
 
     parse.__name__ = parse.__qualname__ = name
     parse.__doc__ = f"``eagle_rag_biomed.parsers.{module}.{name}``, imported on first use."
     return parse
+
+
+def _lazy_records(module: str, name: str) -> RecordStream:
+    """A record stream that imports ``eagle_rag_biomed.parsers.<module>`` when it is first read."""
+
+    def records(path: Path, fh: IO[bytes], kb_name: str, max_record_bytes: int) -> Iterator[Record | RecordFailure]:
+        func: RecordStream = _load(module, name, path)
+        yield from func(path, fh, kb_name, max_record_bytes)
+
+    records.__name__ = records.__qualname__ = name
+    records.__doc__ = f"``eagle_rag_biomed.parsers.{module}.{name}``, imported on first use."
+    return records
 
 
 ROUTES: dict[str, Parser] = {
@@ -61,16 +80,44 @@ ROUTES: dict[str, Parser] = {
     "biomed_nifti": _lazy("medical_images", "parse_nifti"),
 }
 
-RECORD_ROUTES: dict[str, Callable[[Path, bytes, str], ParseResult]] = {
-    "biomed_xml": _lazy("xml_dispatch", "biomed_xml_records"),
-    "biomed_pubmed": _lazy("xml_dispatch", "pubmed_set_records"),
-    "biomed_pmc": _lazy("xml_dispatch", "pmc_set_records"),
-    "biomed_sdf": _lazy("compounds", "sdf_records"),
-    "biomed_mol2": _lazy("compounds", "mol2_records"),
-    "biomed_smiles": _lazy("compounds", "smiles_records"),
+RecordStream = Callable[[Path, IO[bytes], str, int], Iterator[Record | RecordFailure]]
+"""(path, its open binary file, kb name, max record bytes) -> the file's records, one at a time."""
+
+RECORD_ROUTES: dict[str, RecordStream] = {
+    "biomed_xml": _lazy_records("xml_dispatch", "biomed_xml_records"),
+    "biomed_pubmed": _lazy_records("xml_dispatch", "pubmed_set_records"),
+    "biomed_pmc": _lazy_records("xml_dispatch", "pmc_set_records"),
+    "biomed_sdf": _lazy_records("compounds", "sdf_records"),
+    "biomed_mol2": _lazy_records("compounds", "mol2_records"),
+    "biomed_smiles": _lazy_records("compounds", "smiles_records"),
 }
-"""The multi-record routes as ingest parses them: each bad record (article, molecule, line) is a
-``RecordFailure`` of a ``ParseResult`` and the others are kept; :data:`ROUTES` stops at the first."""
+"""The multi-record routes as ingest reads them, record by record from the open file (memory does
+not depend on its size): each bad record (article, molecule, line) is a ``RecordFailure`` and the
+others are kept; :data:`ROUTES` parses the whole file and stops at the first bad record."""
+
+
+def read_records(route: str, path: Path, max_record_bytes: int, kb_name: str) -> Iterator[Record | RecordFailure]:
+    """The records of the file at ``path`` through ``RECORD_ROUTES[route]``; IngestError when it
+    cannot be opened."""
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise IngestError(f"{path.name}: cannot read ({exc.strerror})") from exc
+    with fh:
+        yield from RECORD_ROUTES[route](path, fh, kb_name, max_record_bytes)
+
+
+def collect_records(route: str, path: Path, data: bytes, kb_name: str) -> ParseResult:
+    """The records of ``data`` (the bytes of ``path``) through ``RECORD_ROUTES[route]``, collected:
+    the PARSE answer of a multi-record route for a caller that has the bytes."""
+    result = ParseResult([])
+    for item in RECORD_ROUTES[route](path, io.BytesIO(data), kb_name, len(data) + 1):
+        if isinstance(item, RecordFailure):
+            result.failures.append(item)
+        else:
+            result.documents.append(item.document)
+    return result
+
 
 SUFFIX_ROUTES: dict[str, str] = {
     ".pdf": "biomed_pdf", ".xml": "biomed_xml", ".nxml": "biomed_xml",

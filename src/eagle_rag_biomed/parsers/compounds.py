@@ -5,21 +5,22 @@ formula and descriptors in metadata, a short summary as its one section (path ``
 A bad record inside an otherwise good file is skipped and reported: every document of the file
 carries ``metadata["parse_warnings"]`` (``[{"record", "reason"}]``, at most 100) and
 ``metadata["skipped_records"]`` (the count). A file with no valid molecule raises IngestError.
-Ingest uses the ``*_records`` forms instead (SDF, mol2, SMILES lists): each bad molecule is a
-``RecordFailure`` with its record number and line, and a file of bad molecules only is no longer
-one error but one failure per molecule.
+Ingest reads the ``*_records`` forms instead (SDF, mol2, SMILES lists), record by record from the
+open file so memory does not depend on its size: each bad molecule is a ``RecordFailure`` with its
+record number and line, and a file of bad molecules only is no longer one error but one failure per
+molecule.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import IO, Any, cast
 
 from rdkit import Chem
 
-from eagle_rag.plugin_api import IngestError, ParsedDocument, ParseResult, RecordFailure, Section
+from eagle_rag.plugin_api import IngestError, ParsedDocument, Record, RecordFailure, Section
 from eagle_rag_biomed.chem.molecules import (
     describe,
     error_message,
@@ -36,78 +37,114 @@ _NAME_PROPS = ("NAME", "Name", "name", "GENERIC_NAME", "COMMON_NAME", "DRUGBANK_
 _MAX_PROPS = 30
 _MAX_PROP_CHARS = 500
 
-Record = tuple[Chem.Mol | None, str, str, str]
+Molecule = tuple[Chem.Mol | None, str, str, str]
 """A parsed (unsanitised) molecule or None, its name, where it is (``line 7``) and RDKit's parse error."""
+Located = tuple[int, Molecule | None]
+"""The line a record starts on and its molecule (None: the record is over the byte limit)."""
 
 
 Good = tuple[int, str, dict[str, Any], dict[str, str]]
 """A valid molecule: its 0-based record number, name, descriptors and SD properties."""
 
 
-def _sort(records: Iterable[Record]) -> tuple[list[Good], list[SkippedRecord]]:
-    """Sanitise and describe each record: (the good ones, the bad ones with ``where: reason``)."""
+def _check(index: int, molecule: Molecule) -> Good | str:
+    """Sanitise and describe one molecule: the good one, or the problem."""
+    mol, name, _, error = molecule
+    if mol is None:
+        return error or "unparseable molecule record"
+    problem = sanitize_problem(mol)
+    if problem:
+        return problem
+    try:  # RemoveHs sanitises again, which can still fail: an aromatic ring beside a query bond
+        info = describe(without_hydrogens(mol))
+    except Exception as exc:  # RDKit's KekulizeException and other sanitisation errors
+        return error_message(exc)
+    props = {k: one_line(str(v))[:_MAX_PROP_CHARS]
+             for k, v in list(mol.GetPropsAsDict(includePrivate=False).items())[:_MAX_PROPS]}
+    return index, name, info, props
+
+
+def _sort(molecules: Iterable[Molecule]) -> tuple[list[Good], list[SkippedRecord]]:
+    """Sanitise and describe each molecule: (the good ones, the bad ones with ``where: reason``)."""
     good: list[Good] = []
     skipped: list[SkippedRecord] = []
-    for index, (mol, name, where, error) in enumerate(records):
-        problem = (error or "unparseable molecule record") if mol is None else sanitize_problem(mol)
-        if mol is None or problem:
-            skipped.append(SkippedRecord(index, f"{where}: {problem}"))
-            continue
-        try:  # RemoveHs sanitises again, which can still fail: an aromatic ring beside a query bond
-            info = describe(without_hydrogens(mol))
-        except Exception as exc:  # RDKit's KekulizeException and other sanitisation errors
-            skipped.append(SkippedRecord(index, f"{where}: {error_message(exc)}"))
-            continue
-        props = {k: one_line(str(v))[:_MAX_PROP_CHARS]
-                 for k, v in list(mol.GetPropsAsDict(includePrivate=False).items())[:_MAX_PROPS]}
-        good.append((index, name, info, props))
+    for index, molecule in enumerate(molecules):
+        checked = _check(index, molecule)
+        if isinstance(checked, str):
+            skipped.append(SkippedRecord(index, f"{molecule[2]}: {checked}"))
+        else:
+            good.append(checked)
     return good, skipped
 
 
-def _build(path: Path, kb_name: str, good: list[Good], skipped: list[SkippedRecord],
-           warnings: list[dict[str, Any]]) -> list[ParsedDocument]:
-    docs: list[ParsedDocument] = []
-    for index, name, info, props in good:
-        label = name or f"{path.stem} #{index}"
-        metadata: dict[str, Any] = {"doc_type": "compound", "name": label, "record": index, **info,
-                                    "sd_properties": props, "skipped_records": len(skipped),
-                                    PARSE_WARNINGS: warnings}
-        docs.append(ParsedDocument(document_id(path, kb_name, f"m{index}"), label, f"{path}#{index}",
-                                   (Section((label,), summary_text(label, info)),),
-                                   source_type="compound", kb_name=kb_name, metadata=metadata))
-    return docs
+def _compound(path: Path, kb_name: str, good: Good, extra: dict[str, Any]) -> ParsedDocument:
+    index, name, info, props = good
+    label = name or f"{path.stem} #{index}"
+    metadata: dict[str, Any] = {"doc_type": "compound", "name": label, "record": index, **info,
+                                "sd_properties": props, **extra}
+    return ParsedDocument(document_id(path, kb_name, f"m{index}"), label, f"{path}#{index}",
+                          (Section((label,), summary_text(label, info)),),
+                          source_type="compound", kb_name=kb_name, metadata=metadata)
 
 
-def _documents(path: Path, kb_name: str, records: Iterable[Record]) -> list[ParsedDocument]:
-    """Sanitise and describe each record; skip and report the bad ones. Raises IngestError if none is good."""
-    good, skipped = _sort(records)
+def _documents(path: Path, kb_name: str, molecules: Iterable[Molecule]) -> list[ParsedDocument]:
+    """Sanitise and describe each molecule; skip and report the bad ones. Raises IngestError if none is good."""
+    good, skipped = _sort(molecules)
+    warnings = [s.to_dict() for s in skipped[:MAX_WARNINGS]]
     if not good:
         reasons = "; ".join(s.reason for s in skipped[:3])
         raise IngestError(f"{path.name}: no valid molecule ({len(skipped)} bad records; {reasons})",
-                          {PARSE_WARNINGS: [s.to_dict() for s in skipped[:MAX_WARNINGS]]})
-    return _build(path, kb_name, good, skipped, [s.to_dict() for s in skipped[:MAX_WARNINGS]])
+                          {PARSE_WARNINGS: warnings})
+    extra = {"skipped_records": len(skipped), PARSE_WARNINGS: warnings}
+    return [_compound(path, kb_name, g, extra) for g in good]
 
 
-def _result(path: Path, kb_name: str, records: Iterable[Record], lines: Sequence[int]) -> ParseResult:
-    """Every molecule of a multi-molecule file for ingest: the valid ones as documents, each bad one as a
-    RecordFailure (record number from 1, the line it starts on: ``lines[record]``, its name when read)."""
-    records = list(records)
-    good, skipped = _sort(records)
-    failures = [RecordFailure(str(path), s.record + 1, s.reason.split(": ", 1)[-1],
-                              lines[s.record] if s.record < len(lines) else None,
-                              records[s.record][1] or None) for s in skipped]
-    return ParseResult(_build(path, kb_name, good, skipped, []), failures)
+def _records(path: Path, kb_name: str, located: Iterable[Located], limit: int) -> Iterator[Record | RecordFailure]:
+    """Each molecule for ingest, one at a time: a valid one as a Record, a bad one as a RecordFailure
+    (record number from 1, the line it starts on, its name when read)."""
+    for index, (line, molecule) in enumerate(located):
+        if molecule is None:
+            yield RecordFailure(str(path), index + 1, f"the record is over {limit} bytes", line)
+            continue
+        checked = _check(index, molecule)
+        if isinstance(checked, str):
+            yield RecordFailure(str(path), index + 1, checked, line, molecule[1] or None)
+        else:
+            yield Record(_compound(path, kb_name, checked, {}), index + 1, line)
 
 
-def _start_lines(text: bytes | str, starts_record: Callable[[str], bool], first: int | None = 1) -> list[int]:
-    """The 1-based line on which each record starts: ``first`` (when not None), then every line
-    for which ``starts_record(previous line)`` holds, or the line itself for a marker."""
-    lines = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-    out = [] if first is None else [first]
-    for number, line in enumerate(lines.splitlines(), start=1):
-        if starts_record(line):
-            out.append(number + (1 if first is not None else 0))
-    return out
+def _pieces(fh: IO[bytes], limit: int) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number from 1, bytes, whether they start the line): a line over ``limit`` bytes comes in
+    pieces, so memory stays bounded."""
+    line, at_start = 1, True
+    while piece := fh.readline(limit + 1):
+        yield line, piece, at_start
+        at_start = piece.endswith(b"\n")
+        line += at_start
+
+
+def _blocks(fh: IO[bytes], limit: int, ends: Callable[[bytes], bool] | None = None,
+            starts: Callable[[bytes], bool] | None = None) -> Iterator[tuple[int, bytes | None]]:
+    """The records of a line-based multi-record file: (the line a record starts on, its bytes, or None
+    when over ``limit``). With ``ends`` a record ends after a line for which it holds (SD ``$$$$``);
+    with ``starts`` a record starts at such a line, and lines before the first are no record (mol2)."""
+    parts: list[bytes] = []
+    size, start, inside = 0, 1, starts is None
+    for line, piece, at_start in _pieces(fh, limit):
+        if starts is not None and at_start and starts(piece):
+            if inside:
+                yield start, b"".join(parts) if size <= limit else None
+            parts, size, start, inside = [], 0, line, True
+        if not inside:
+            continue
+        size += len(piece)
+        if size <= limit:
+            parts.append(piece)
+        if ends is not None and at_start and ends(piece):
+            yield start, b"".join(parts) if size <= limit else None
+            parts, size, start = [], 0, line + 1
+    if inside and (size > limit or any(p.strip() for p in parts)):
+        yield start, b"".join(parts) if size <= limit else None
 
 
 def _name(mol: Chem.Mol | None) -> str:
@@ -123,24 +160,30 @@ def _first(errors: list[str]) -> str:
     return errors[0] if errors else ""
 
 
-def _sdf_records(data: bytes) -> Iterator[Record]:
-    supplier = Chem.ForwardSDMolSupplier(io.BytesIO(data), sanitize=False, removeHs=False)
-    index = 0
-    while True:
-        with rdkit_errors() as errors:
-            item = next(supplier, _END)
-        if item is _END:
-            return
-        mol = cast("Chem.Mol | None", item)
-        try:  # RDKit keeps the file's bytes in the name and SD properties; reading them decodes UTF-8
-            name = _name(mol)
-            if mol is not None:
-                mol.GetPropsAsDict(includePrivate=False)
-        except UnicodeDecodeError as exc:
-            yield None, "", f"record {index}", f"the molecule name or an SD property is not valid UTF-8 ({exc.reason})"
-        else:
-            yield mol, name, f"record {index}", _first(errors)
-        index += 1
+def _sd_molecule(block: bytes, index: int) -> Molecule:
+    """The one molecule of an SD record (its lines up to ``$$$$``)."""
+    supplier = Chem.ForwardSDMolSupplier(io.BytesIO(block), sanitize=False, removeHs=False)
+    with rdkit_errors() as errors:
+        item = next(supplier, _END)
+    mol = None if item is _END else cast("Chem.Mol | None", item)
+    try:  # RDKit keeps the file's bytes in the name and SD properties; reading them decodes UTF-8
+        name = _name(mol)
+        if mol is not None:
+            mol.GetPropsAsDict(includePrivate=False)
+    except UnicodeDecodeError as exc:
+        return None, "", f"record {index}", f"the molecule name or an SD property is not valid UTF-8 ({exc.reason})"
+    return mol, name, f"record {index}", _first(errors)
+
+
+def _sd_molecules(fh: IO[bytes], limit: int) -> Iterator[Located]:
+    blocks = _blocks(fh, limit, ends=lambda line: line.strip() == b"$$$$")
+    for index, (line, block) in enumerate(blocks):
+        yield line, None if block is None else _sd_molecule(block, index)
+
+
+def _whole(located: Iterable[Located]) -> Iterator[Molecule]:
+    """The molecules of a file read whole (no record is over the limit)."""
+    return (molecule for _, molecule in located if molecule is not None)
 
 
 def parse_sdf(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
@@ -148,13 +191,13 @@ def parse_sdf(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
 
     Raises IngestError when no record is a valid molecule.
     """
-    return _documents(path, kb_name, _sdf_records(data))
+    return _documents(path, kb_name, _whole(_sd_molecules(io.BytesIO(data), len(data) + 1)))
 
 
-def sdf_records(path: Path, data: bytes, kb_name: str) -> ParseResult:
-    """Every molecule of an SD file for ingest: the valid ones as documents, each broken one as a
-    RecordFailure with the line its record starts on (records end at ``$$$$``)."""
-    return _result(path, kb_name, _sdf_records(data), _start_lines(data, lambda line: line.strip() == "$$$$"))
+def sdf_records(path: Path, fh: IO[bytes], kb_name: str, max_record_bytes: int) -> Iterator[Record | RecordFailure]:
+    """Every molecule of an SD file for ingest, record by record (records end at ``$$$$``): the
+    valid ones as documents, each broken one as a RecordFailure with the line its record starts on."""
+    return _records(path, kb_name, _sd_molecules(fh, max_record_bytes), max_record_bytes)
 
 
 def parse_mol(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
@@ -164,39 +207,58 @@ def parse_mol(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
     return _documents(path, kb_name, [(mol, _name(mol), "molecule", _first(errors))])
 
 
+_MOL2 = b"@<TRIPOS>MOLECULE"
+
+
+def _mol2_molecules(path: Path, fh: IO[bytes], limit: int) -> Iterator[Located]:
+    """The ``@<TRIPOS>MOLECULE`` blocks of a mol2 file. Raises IngestError when there is none."""
+    index = -1
+    for index, (line, block) in enumerate(_blocks(fh, limit, starts=lambda line: line.startswith(_MOL2))):
+        if block is None:
+            yield line, None
+            continue
+        where = f"molecule {index}"
+        try:
+            text = block.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            yield line, (None, "", where, f"not valid UTF-8 ({exc.reason})")
+            continue
+        with rdkit_errors() as errors:
+            mol = Chem.MolFromMol2Block(text, sanitize=False, removeHs=False)
+        title = text.splitlines()[1] if len(text.splitlines()) > 1 else ""
+        yield line, (mol, _name(mol) or one_line(title), where, _first(errors))
+    if index < 0:
+        raise IngestError(f"{path.name}: not a mol2 file (no {_MOL2.decode()} record)")
+
+
 def parse_mol2(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
     """One document per ``@<TRIPOS>MOLECULE`` block of a Tripos mol2 file.
 
-    Raises IngestError when there is no such block or none is a valid molecule.
+    Raises IngestError when the file is not UTF-8, has no such block or none is a valid molecule.
     """
-    return _documents(path, kb_name, _mol2_records(path, decode_text(data, path)))
+    decode_text(data, path)
+    return _documents(path, kb_name, _whole(_mol2_molecules(path, io.BytesIO(data), len(data) + 1)))
 
 
-def mol2_records(path: Path, data: bytes, kb_name: str) -> ParseResult:
-    """Every molecule of a mol2 file for ingest (bad ones as RecordFailures with their line).
-    Raises IngestError when there is no ``@<TRIPOS>MOLECULE`` block."""
-    text = decode_text(data, path)
-    lines = _start_lines(text, lambda line: line.startswith("@<TRIPOS>MOLECULE"), first=None)
-    return _result(path, kb_name, _mol2_records(path, text), lines)
+def mol2_records(path: Path, fh: IO[bytes], kb_name: str, max_record_bytes: int) -> Iterator[Record | RecordFailure]:
+    """Every molecule of a mol2 file for ingest, block by block (bad ones as RecordFailures with
+    their line). Raises IngestError when there is no ``@<TRIPOS>MOLECULE`` block."""
+    return _records(path, kb_name, _mol2_molecules(path, fh, max_record_bytes), max_record_bytes)
 
 
-def _mol2_records(path: Path, text: str) -> list[Record]:
-    marker = "@<TRIPOS>MOLECULE"
-    blocks = [marker + part for part in text.split(marker)[1:]]
-    if not blocks:
-        raise IngestError(f"{path.name}: not a mol2 file (no {marker} record)")
-    records: list[Record] = []
-    for index, block in enumerate(blocks):
-        with rdkit_errors() as errors:
-            mol = Chem.MolFromMol2Block(block, sanitize=False, removeHs=False)
-        title = block.splitlines()[1] if len(block.splitlines()) > 1 else ""
-        records.append((mol, _name(mol) or one_line(title), f"molecule {index}", _first(errors)))
-    return records
-
-
-def _smiles_records(text: str) -> Iterator[Record]:
+def _smiles_molecules(fh: IO[bytes], limit: int) -> Iterator[Located]:
     first_data = True
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, piece, at_start in _pieces(fh, limit):
+        if not at_start:
+            continue  # the rest of a line over the limit, reported once
+        if len(piece) > limit and not piece.endswith(b"\n"):
+            yield lineno, None
+            continue
+        try:
+            line = piece.decode("utf-8-sig" if lineno == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            yield lineno, (None, "", f"line {lineno}", f"not valid UTF-8 ({exc.reason})")
+            continue
         parts = line.split(None, 1)
         if not parts or parts[0].startswith("#"):
             continue
@@ -206,19 +268,21 @@ def _smiles_records(text: str) -> Iterator[Record]:
         first_data = False
         with rdkit_errors() as errors:
             mol = Chem.MolFromSmiles(parts[0], sanitize=False)
-        yield mol, one_line(parts[1]) if len(parts) > 1 else "", f"line {lineno}", _first(errors)
+        yield lineno, (mol, one_line(parts[1]) if len(parts) > 1 else "", f"line {lineno}", _first(errors))
 
 
 def parse_smiles_list(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
     """One document per valid line ``SMILES [whitespace name]`` (``#`` comments and a header skipped).
 
-    Invalid lines are skipped and reported with their line number. Raises IngestError
-    when no line is a valid molecule.
+    Invalid lines are skipped and reported with their line number. Raises IngestError when the file
+    is not UTF-8 or no line is a valid molecule.
     """
-    return _documents(path, kb_name, _smiles_records(decode_text(data, path)))
+    decode_text(data, path)
+    return _documents(path, kb_name, _whole(_smiles_molecules(io.BytesIO(data), len(data) + 1)))
 
 
-def smiles_records(path: Path, data: bytes, kb_name: str) -> ParseResult:
-    """Every line of a SMILES list for ingest (bad ones as RecordFailures with their line)."""
-    records = list(_smiles_records(decode_text(data, path)))
-    return _result(path, kb_name, records, [int(where.split()[1]) for _, _, where, _ in records])
+def smiles_records(path: Path, fh: IO[bytes], kb_name: str,
+                   max_record_bytes: int) -> Iterator[Record | RecordFailure]:
+    """Every line of a SMILES list for ingest, line by line (bad ones as RecordFailures with their line;
+    a line that is not UTF-8 is one bad record)."""
+    return _records(path, kb_name, _smiles_molecules(fh, max_record_bytes), max_record_bytes)

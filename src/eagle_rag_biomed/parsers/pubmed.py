@@ -3,19 +3,18 @@
 Paths start with the article title, then the abstract label or the body section titles:
 ``("Statins in ...", "Background")``, ``("Statins in ...", "Methods", "Study design")``.
 The first section's text starts with the title line, so the title is searchable.
-The ``parse_*`` functions stop at the first bad article; ingest uses :func:`pubmed_records` and
-:func:`pmc_records`, where a bad article is one reported record and the others are kept.
+The ``parse_*`` functions stop at the first bad article; ingest reads a set article by article
+(:mod:`eagle_rag_biomed.parsers.xml_records`), where a bad article is one reported record and the
+others are kept.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import Element
 
-from eagle_rag.plugin_api import IngestError, ParsedDocument, ParseResult, RecordFailure, Section, record_document_id
+from eagle_rag.plugin_api import IngestError, ParsedDocument, Section, record_document_id
 from eagle_rag_biomed.parsers.common import document_id, one_line, unique, with_title
 from eagle_rag_biomed.parsers.safety import parse_xml
 from eagle_rag_biomed.parsers.xml_text import children, element_text, first, local
@@ -33,12 +32,16 @@ def _label(value: str) -> str:
 # ----------------------------------------------------------------------------- PubMed
 
 
-def _pubmed_article(article: Element, path: Path, kb_name: str, index: int) -> ParsedDocument:
+def pubmed_article(article: Element, path: Path, kb_name: str, index: int) -> ParsedDocument:
+    """The document of one ``PubmedArticle`` (``index``: its 0-based position in the file). Raises
+    IngestError for an article without a citation, an article, a numeric PMID, or a title and abstract."""
     citation = first(article, "MedlineCitation")
     if citation is None:
         raise IngestError(f"{path.name}: PubmedArticle {index} has no MedlineCitation")
     pmid_el = first(citation, "PMID")
     pmid = one_line(element_text(pmid_el)) if pmid_el is not None else ""
+    if pmid and not pmid.isdigit():
+        raise IngestError(f"{path.name}: PubmedArticle {index}: the PMID {pmid!r} is not a number")
     art = first(citation, "Article")
     if art is None:
         raise IngestError(f"{path.name}: PubmedArticle {pmid or index} has no Article")
@@ -83,7 +86,7 @@ def parse_pubmed_root(root: Element, path: Path, kb_name: str) -> list[ParsedDoc
     articles = [root] if local(root.tag) == "PubmedArticle" else list(root.iter("PubmedArticle"))
     if not articles:
         raise IngestError(f"{path.name}: no PubmedArticle in the file")
-    return [_pubmed_article(a, path, kb_name, i) for i, a in enumerate(articles)]
+    return [pubmed_article(a, path, kb_name, i) for i, a in enumerate(articles)]
 
 
 # ----------------------------------------------------------------------------- PMC / JATS
@@ -101,7 +104,9 @@ def _sec(sec: Element, parent: tuple[str, ...], out: list[Section]) -> None:
         _sec(child, path, out)
 
 
-def _pmc_article(article: Element, path: Path, kb_name: str, index: int) -> ParsedDocument:
+def pmc_article(article: Element, path: Path, kb_name: str, index: int) -> ParsedDocument:
+    """The document of one JATS ``article`` (``index``: its 0-based position in the file). Raises
+    IngestError for an article without front matter, or without a title, abstract and body."""
     meta = first(article, "front", "article-meta")
     if meta is None:
         raise IngestError(f"{path.name}: PMC article {index} has no front/article-meta")
@@ -149,62 +154,25 @@ def parse_pmc_root(root: Element, path: Path, kb_name: str) -> list[ParsedDocume
     articles = [root] if local(root.tag) == "article" else [e for e in root if local(e.tag) == "article"]
     if not articles:
         raise IngestError(f"{path.name}: no JATS <article> in the file")
-    return [_pmc_article(a, path, kb_name, i) for i, a in enumerate(articles)]
+    return [pmc_article(a, path, kb_name, i) for i, a in enumerate(articles)]
 
 
-# ----------------------------------------------------------------------------- article by article
-
-_PUBMED_OPEN = re.compile(rb"<PubmedArticle[\s>]")
-_PMC_OPEN = re.compile(rb"<(?:[\w.-]+:)?article[\s>/]")
-ArticleParser = Callable[[Element, Path, str, int], ParsedDocument]
+# ----------------------------------------------------------------------------- ids of bad records
 
 
-def _start_lines(data: bytes, opening: re.Pattern[bytes], count: int) -> list[int | None]:
-    """The line each article's opening tag is on, when the tags found match the ``count`` articles."""
-    lines: list[int | None] = []
-    line, last = 1, 0
-    for match in opening.finditer(data):
-        line += data.count(b"\n", last, match.start())
-        last = match.start()
-        lines.append(line)
-    return lines if len(lines) == count else [None] * count
-
-
-def _pmid(article: Element) -> str | None:
+def pubmed_id(article: Element) -> str | None:
+    """The PMID of a ``PubmedArticle`` as written, or None."""
     pmid = article.find("MedlineCitation/PMID")
     return one_line(element_text(pmid)) or None if pmid is not None else None
 
 
-def _articles(path: Path, data: bytes, kb_name: str, articles: list[Element], build: ArticleParser,
-              opening: re.Pattern[bytes]) -> ParseResult:
-    lines = _start_lines(data, opening, len(articles))
-    docs: list[ParsedDocument] = []
-    failures: list[RecordFailure] = []
-    for index, article in enumerate(articles):
-        try:
-            docs.append(build(article, path, kb_name, index))
-        except IngestError as exc:
-            reason = exc.message.removeprefix(f"{path.name}: ")
-            failures.append(RecordFailure(str(path), index + 1, reason, lines[index], _pmid(article)))
-    return ParseResult(docs, failures)
-
-
-def pubmed_records(root: Element, path: Path, data: bytes, kb_name: str) -> ParseResult:
-    """Every ``PubmedArticle`` of a parsed PubMed set for ingest: a bad article (no citation, no title
-    and no abstract) is a RecordFailure with its number, line and PMID; the others are documents.
-    Raises IngestError when there is no article."""
-    articles = [root] if local(root.tag) == "PubmedArticle" else list(root.iter("PubmedArticle"))
-    if not articles:
-        raise IngestError(f"{path.name}: no PubmedArticle in the file")
-    return _articles(path, data, kb_name, articles, _pubmed_article, _PUBMED_OPEN)
-
-
-def pmc_records(root: Element, path: Path, data: bytes, kb_name: str) -> ParseResult:
-    """Every JATS ``article`` of a parsed PMC file for ingest, as :func:`pubmed_records`."""
-    articles = [root] if local(root.tag) == "article" else [e for e in root if local(e.tag) == "article"]
-    if not articles:
-        raise IngestError(f"{path.name}: no JATS <article> in the file")
-    return _articles(path, data, kb_name, articles, _pmc_article, _PMC_OPEN)
+def pmc_id(article: Element) -> str | None:
+    """The PMC id (else the PMID) of a JATS ``article``, or None."""
+    meta = first(article, "front", "article-meta")
+    if meta is None:
+        return None
+    ids = {(e.get("pub-id-type") or ""): one_line(e.text or "") for e in children(meta, "article-id")}
+    return ids.get("pmc") or ids.get("pmcid") or ids.get("pmid") or None
 
 
 def parse_pubmed(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 from xml.etree.ElementTree import Element, ParseError
 
 from eagle_rag.plugin_api import IngestError
@@ -45,24 +46,52 @@ def parse_xml(data: bytes, path: Path) -> Element:
     bomb, an external entity), for malformed XML, with the line number, or for an XML declaration
     whose encoding Python does not know or expat cannot use (a multi-byte one such as UTF-32).
     """
-    import defusedxml  # optional dependency (the biomed extra): imported when XML is parsed
-    import defusedxml.ElementTree as SafeET
+    import defusedxml.ElementTree as SafeET  # optional dependency (the biomed extra)
 
     try:
         root: Element = SafeET.fromstring(data, forbid_dtd=False, forbid_entities=True,
                                           forbid_external=True)
-    except defusedxml.EntitiesForbidden as exc:
-        raise IngestError(f"{path.name}: refused: the XML declares entities "
-                          f"(possible entity-expansion bomb: {exc.name!r})") from exc
-    except (defusedxml.ExternalReferenceForbidden, defusedxml.DTDForbidden,
-            defusedxml.NotSupportedError) as exc:
-        raise IngestError(f"{path.name}: refused: the XML uses an external reference or DTD ({exc})") from exc
-    except ParseError as exc:
-        line = getattr(exc, "position", (0, 0))[0]
-        raise IngestError(f"{path.name}: malformed XML (line {line}: {exc})") from exc
-    except (LookupError, ValueError) as exc:  # expat asks Python for the declared encoding's codec
-        raise IngestError(f"{path.name}: unknown or unsupported encoding in the XML declaration ({exc})") from exc
+    except Exception as exc:
+        error = xml_error(exc, path)
+        if error is None:
+            raise
+        raise error from exc
     return root
+
+
+def safe_xml_parser(target: object) -> Any:
+    """A defusedxml parser with the rules of :func:`parse_xml` that feeds ``target`` (an
+    ElementTree parser target); its ``parser`` attribute is the expat parser (line and byte positions)."""
+    import defusedxml.ElementTree as SafeET  # optional dependency (the biomed extra)
+
+    return SafeET.DefusedXMLParser(target=target, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+
+
+def xml_error(exc: BaseException, path: Path) -> IngestError | None:
+    """The IngestError :func:`parse_xml` raises for ``exc`` (refused entities or external references,
+    malformed XML with its line, an unusable declared encoding; an IngestError as it is), or None
+    for any other exception."""
+    import defusedxml
+
+    if isinstance(exc, IngestError):
+        return exc
+    if isinstance(exc, defusedxml.EntitiesForbidden):
+        return IngestError(f"{path.name}: refused: the XML declares entities "
+                           f"(possible entity-expansion bomb: {exc.name!r})")
+    if isinstance(exc, (defusedxml.ExternalReferenceForbidden, defusedxml.DTDForbidden,
+                        defusedxml.NotSupportedError)):
+        return IngestError(f"{path.name}: refused: the XML uses an external reference or DTD ({exc})")
+    if isinstance(exc, ParseError):
+        return IngestError(f"{path.name}: {malformed(exc)}")
+    if isinstance(exc, (LookupError, ValueError)):  # expat asks Python for the declared encoding's codec
+        return IngestError(f"{path.name}: unknown or unsupported encoding in the XML declaration ({exc})")
+    return None
+
+
+def malformed(exc: ParseError) -> str:
+    """``malformed XML (line 12: ...)`` for an expat error."""
+    line = getattr(exc, "position", (0, 0))[0]
+    return f"malformed XML (line {line}: {exc})"
 
 
 def check_pixels(width: int, height: int, path: Path, limit: int = MAX_IMAGE_PIXELS) -> None:

@@ -1,17 +1,57 @@
-"""One route for biomedical ``.xml``: parse once (safely), then dispatch on the root element."""
+"""One route for biomedical ``.xml``: dispatch on the root element (SPL label, PubMed set, PMC / JATS).
+
+:func:`parse_biomed_xml` parses a whole file (stopping at the first bad article); ingest reads the
+``biomed_xml``, ``biomed_pubmed`` and ``biomed_pmc`` routes record by record with
+:func:`biomed_xml_records`, :func:`pubmed_set_records` and :func:`pmc_set_records`
+(:mod:`eagle_rag_biomed.parsers.xml_records`): an SPL label or a bare JATS article is a file of one record.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
+from xml.etree.ElementTree import Element
 
-from eagle_rag.plugin_api import IngestError, ParsedDocument, ParseResult
-from eagle_rag_biomed.parsers.pubmed import parse_pmc_root, parse_pubmed_root, pmc_records, pubmed_records
+from eagle_rag.plugin_api import IngestError, ParsedDocument, Record, RecordFailure
+from eagle_rag_biomed.parsers.pubmed import (
+    parse_pmc_root,
+    parse_pubmed_root,
+    pmc_article,
+    pmc_id,
+    pubmed_article,
+    pubmed_id,
+)
 from eagle_rag_biomed.parsers.safety import parse_xml
-from eagle_rag_biomed.parsers.spl import is_spl, parse_spl_root
+from eagle_rag_biomed.parsers.spl import SPL_NAMESPACE, is_spl, parse_spl_root
+from eagle_rag_biomed.parsers.xml_records import KindOf, XmlRecordKind, xml_records
 from eagle_rag_biomed.parsers.xml_text import local
 
 PUBMED_ROOTS = frozenset({"PubmedArticleSet", "PubmedArticle"})
 PMC_ROOTS = frozenset({"article", "pmc-articleset"})
+SPL_TAG = f"{{{SPL_NAMESPACE}}}document"
+
+
+def _spl_document(root: Element, path: Path, kb_name: str, index: int) -> ParsedDocument:
+    return parse_spl_root(root, path, kb_name)[0]
+
+
+PUBMED = XmlRecordKind("PubmedArticle", lambda name, depth: name == "PubmedArticle", pubmed_article, pubmed_id)
+PMC = XmlRecordKind("JATS <article>", lambda name, depth: name == "article" and depth <= 1, pmc_article, pmc_id)
+SPL = XmlRecordKind("SPL <document>", lambda name, depth: depth == 0, _spl_document, lambda root: None)
+_EXPECTED = {SPL: "an SPL <document>", PUBMED: "<PubmedArticleSet>", PMC: "a JATS <article>"}
+
+
+def _kinds(path: Path, *allowed: XmlRecordKind) -> KindOf:
+    """The kind of ``path`` from its root tag, among ``allowed``; IngestError for any other root."""
+    def kind_of(tag: str) -> XmlRecordKind:
+        name = local(tag)
+        found = SPL if tag == SPL_TAG else PUBMED if name in PUBMED_ROOTS else PMC if name in PMC_ROOTS else None
+        if found is None or found not in allowed:
+            expected = ", ".join(_EXPECTED[k] for k in allowed)
+            raise IngestError(f"{path.name}: unsupported XML (root element <{name}>; expected {expected})")
+        return found
+    return kind_of
 
 
 def parse_biomed_xml(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
@@ -31,25 +71,20 @@ def parse_biomed_xml(path: Path, data: bytes, kb_name: str) -> list[ParsedDocume
                       "<PubmedArticleSet> or a JATS <article>)")
 
 
-def biomed_xml_records(path: Path, data: bytes, kb_name: str) -> ParseResult:
-    """:func:`parse_biomed_xml` for ingest: in a PubMed or PMC set each bad article is a RecordFailure
-    and the others are kept (an SPL label is one document). Raises IngestError as it does."""
-    root = parse_xml(data, path)
-    name = local(root.tag)
-    if is_spl(root):
-        return ParseResult(parse_spl_root(root, path, kb_name))
-    if name in PUBMED_ROOTS:
-        return pubmed_records(root, path, data, kb_name)
-    if name in PMC_ROOTS:
-        return pmc_records(root, path, data, kb_name)
-    return ParseResult(parse_biomed_xml(path, data, kb_name))  # raises: an unsupported root
+def biomed_xml_records(path: Path, fh: IO[bytes], kb_name: str,
+                       max_record_bytes: int) -> Iterator[Record | RecordFailure]:
+    """The ``biomed_xml`` route record by record: a PubMed or PMC set article by article, an SPL
+    label or a bare article as one record. Raises IngestError for a root of any other kind."""
+    return xml_records(path, fh, kb_name, max_record_bytes, _kinds(path, SPL, PUBMED, PMC))
 
 
-def pubmed_set_records(path: Path, data: bytes, kb_name: str) -> ParseResult:
-    """The ``biomed_pubmed`` route for ingest (:func:`pubmed_records`)."""
-    return pubmed_records(parse_xml(data, path), path, data, kb_name)
+def pubmed_set_records(path: Path, fh: IO[bytes], kb_name: str,
+                       max_record_bytes: int) -> Iterator[Record | RecordFailure]:
+    """The ``biomed_pubmed`` route: a PubMed set, article by article."""
+    return xml_records(path, fh, kb_name, max_record_bytes, _kinds(path, PUBMED))
 
 
-def pmc_set_records(path: Path, data: bytes, kb_name: str) -> ParseResult:
-    """The ``biomed_pmc`` route for ingest (:func:`pmc_records`)."""
-    return pmc_records(parse_xml(data, path), path, data, kb_name)
+def pmc_set_records(path: Path, fh: IO[bytes], kb_name: str,
+                    max_record_bytes: int) -> Iterator[Record | RecordFailure]:
+    """The ``biomed_pmc`` route: a PMC set (or one JATS article), article by article."""
+    return xml_records(path, fh, kb_name, max_record_bytes, _kinds(path, PMC))
