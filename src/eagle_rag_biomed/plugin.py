@@ -32,6 +32,7 @@ from eagle_rag_biomed.hooks.ingest import (  # noqa: F401 - hook implementations
     eagle_embed_visual,
     eagle_ingest_route_selector,
     eagle_parse,
+    eagle_parse_records,
     eagle_upsert_vectors,
 )
 from eagle_rag_biomed.hooks.mcp import eagle_mcp_tools  # noqa: F401 - MCP tools of this plugin
