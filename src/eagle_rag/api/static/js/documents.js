@@ -98,26 +98,56 @@ function uploadOne(file, kb, progress) {
   });
 }
 
+const SHOWN_REASONS = 10;
+
+/** Per file of an ingest report: its record counts, why reading stopped early, and the reasons of its
+ *  first SHOWN_REASONS bad records (from files_detail and record_failures; text nodes only). */
+function recordReport(report) {
+  const failures = report.record_failures || [];
+  return (report.files_detail || []).map((counts) => {
+    const bad = failures.filter((f) => f.file === counts.path);
+    return el("div", { class: "record-report", "data-path": counts.path },
+      el("div", { class: counts.failed ? "file-counts error-text" : "file-counts" },
+        `${counts.path.split("/").pop()}: ${counts.records} record(s), ${counts.ingested} ingested, `
+        + `${counts.skipped} unchanged, ${counts.failed} bad`),
+      counts.stopped ? el("div", { class: "stopped error-text" }, counts.stopped) : null,
+      bad.length ? el("ol", { class: "record-failures" }, bad.slice(0, SHOWN_REASONS).map(badRecord)) : null,
+      bad.length > SHOWN_REASONS ? el("div", { class: "muted" }, `… and ${bad.length - SHOWN_REASONS} more bad records`)
+        : null);
+  });
+}
+
+function badRecord(failure) {
+  const where = failure.line === null || failure.line === undefined ? `record ${failure.record}` : `line ${failure.line}`;
+  const id = failure.record_id === null || failure.record_id === undefined ? "" : ` (id ${failure.record_id})`;
+  return el("li", { "data-record": failure.record }, `${where}${id}: ${failure.reason}`);
+}
+
 async function uploadFiles() {
   const kb = $("upload-kb").value.trim();
   const files = [...$("upload-files").files];
   for (const file of files) {
     const progress = el("progress", { max: "1", value: "0" });
     const status = el("span", { class: "upload-status" }, "uploading…");
-    $("upload-list").append(el("li", { class: "upload", "data-file": file.name }, el("span", {}, file.name), progress,
-      status));
+    const item = el("li", { class: "upload", "data-file": file.name }, el("span", {}, file.name), progress, status);
+    $("upload-list").append(item);
     try {
       const report = await uploadOne(file, kb, progress);
       progress.value = 1;
       const failures = report.failures || [];
+      const badRecords = (report.record_failures || []).length;
       status.className = failures.length ? "upload-status error-text" : "upload-status ok";
       fill(status, failures.length ? `failed: ${failures.map((f) => f.error).join("; ")}`
         : `ingested into ${report.kb_name}: ${report.documents} document(s), ${report.chunks} chunks`
-          + (report.skipped_unchanged ? `, ${report.skipped_unchanged} unchanged` : ""));
+          + (report.skipped_unchanged ? `, ${report.skipped_unchanged} unchanged` : "")
+          + (badRecords ? `, ${badRecords} bad record(s)` : ""));
+      item.append(...recordReport(report));
     } catch (error) {
       status.className = "upload-status error-text";
-      const failures = (error.details && error.details.report && error.details.report.failures) || [];
+      const report = (error.details && error.details.report) || {};
+      const failures = report.failures || [];
       fill(status, `failed: ${error.message}`, failures.length ? ` (${failures.map((f) => f.error).join("; ")})` : "");
+      item.append(...recordReport(report));
     }
   }
   $("upload-files").value = "";
