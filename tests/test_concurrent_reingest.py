@@ -16,7 +16,7 @@ import pytest
 from eagle_rag.engine import Engine
 from eagle_rag.ingest.chunker import chunk_version
 from eagle_rag.settings import load_settings
-from eagle_rag.types import DocumentStatus, SearchMode, SearchRequest
+from eagle_rag.types import DocumentStatus, SearchMode, SearchRequest, document_key
 
 pytestmark = pytest.mark.integration
 
@@ -79,10 +79,11 @@ def test_reingest_is_atomic_for_concurrent_searches(engine: Engine, tmp_path: Pa
     assert len(seen) >= ROUNDS  # searches kept answering during the re-ingests
     assert {tag for tag, _ in seen} == {"alpha", "beta"}
     # afterwards exactly one version is stored: the old chunks are gone from both stores
-    record = engine.registry.get(doc_id)
+    key = document_key("z", doc_id)  # the stores name a document by kb and id
+    record = engine.registry.get(key)
     assert record is not None and record.status is DocumentStatus.COMPLETE and record.chunk_count == SECTIONS
-    vector_ids = engine.vectors.chunk_ids_for_document("eagle_text", doc_id)
-    assert vector_ids == engine.lexical_for("eagle_text").chunk_ids_for_document(doc_id)
+    vector_ids = engine.vectors.chunk_ids_for_document("eagle_text", key)
+    assert vector_ids == engine.lexical_for("eagle_text").chunk_ids_for_document(key)
     assert len(vector_ids) == SECTIONS and {chunk_version(i) for i in vector_ids} == {record.content_hash[:12]}
 
 
@@ -103,7 +104,7 @@ def test_failed_reingest_keeps_the_old_version(engine: Engine, tmp_path: Path, m
     monkeypatch.undo()
     hits = engine.search(SearchRequest(query="zebrafish", top_k=20, mode=SearchMode.DENSE)).hits
     assert len(hits) == SECTIONS and all("alpha" in h.text for h in hits)
-    doc_id = hits[0].document_id
+    doc_id = document_key("z", hits[0].document_id)
     assert len(engine.vectors.chunk_ids_for_document("eagle_text", doc_id)) == SECTIONS  # new chunks removed
     assert engine.registry.get(doc_id).status is DocumentStatus.COMPLETE  # type: ignore[union-attr]
     again = engine.ingest([doc], kb_name="z")

@@ -10,7 +10,7 @@ import pytest
 from eagle_rag.engine import Engine
 from eagle_rag.errors import InvalidRequest, NotFound
 from eagle_rag.settings import load_settings
-from eagle_rag.types import DocumentStatus, MatchKind, SearchMode, SearchRequest
+from eagle_rag.types import DocumentStatus, MatchKind, SearchMode, SearchRequest, document_key
 
 pytestmark = pytest.mark.integration
 
@@ -132,16 +132,17 @@ def test_reingest_is_idempotent_and_changes_replace(engine, corpus, tmp_path):
     first = engine.ingest([doc], kb_name="test")
     assert first.documents == 1
     doc_id = engine.search(SearchRequest(query="secondary prevention aspirin", top_k=1)).hits[0].document_id
+    key = document_key("test", doc_id)  # the stores name a document by kb and id
     doc.write_text("# Aspirin\n\n## Use\nAspirin reduces colorectal adenoma recurrence.\n", encoding="utf-8")
     second = engine.ingest([doc], kb_name="test")
     assert second.replaced == 1
     hits = engine.search(SearchRequest(query="aspirin", top_k=20, document_ids=(doc_id,))).hits
     assert len(hits) == 1 and "colorectal" in hits[0].text
-    assert engine.lexical_for("eagle_text").chunk_ids_for_document(doc_id) == {hits[0].id}
-    assert engine.vectors.chunk_ids_for_document("eagle_text", doc_id) == {hits[0].id}
-    assert engine.ingestor.delete_document(engine.request_context(), doc_id)
-    assert engine.registry.get(doc_id) is None
-    assert engine.vectors.chunk_ids_for_document("eagle_text", doc_id) == set()
+    assert engine.lexical_for("eagle_text").chunk_ids_for_document(key) == {hits[0].id}
+    assert engine.vectors.chunk_ids_for_document("eagle_text", key) == {hits[0].id}
+    assert engine.ingestor.delete_document(engine.request_context(), key)
+    assert engine.registry.get(key) is None
+    assert engine.vectors.chunk_ids_for_document("eagle_text", key) == set()
 
 
 def test_bad_files_are_reported_and_skipped(engine, tmp_path):
@@ -161,7 +162,7 @@ def test_bad_files_are_reported_and_skipped(engine, tmp_path):
     assert "unsupported file type" in errors["unknown.xyz"] and "no such file" in errors["missing.txt"]
     if os.geteuid() != 0:  # root can read anything
         assert "cannot read" in errors["locked.txt"]
-    assert engine.registry.get("x").status is DocumentStatus.COMPLETE
+    assert engine.registry.get(document_key("test", "x")).status is DocumentStatus.COMPLETE
 
 
 def test_a_missing_path_is_refused_before_anything_is_read(engine, tmp_path):
@@ -185,12 +186,12 @@ def test_oversized_file_refused(tmp_path):
 
 def test_pending_documents_are_invisible(engine):
     hits = engine.search(SearchRequest(query="warfarin bleeding", top_k=1)).hits
-    doc_id = hits[0].document_id
-    engine.registry.set_status(doc_id, DocumentStatus.PENDING)
+    doc_id, key = hits[0].document_id, document_key(hits[0].kb_name, hits[0].document_id)
+    engine.registry.set_status(key, DocumentStatus.PENDING)
     try:
         assert doc_id not in ids(engine.search(SearchRequest(query="warfarin bleeding", top_k=5)))
     finally:
-        engine.registry.set_status(doc_id, DocumentStatus.COMPLETE)
+        engine.registry.set_status(key, DocumentStatus.COMPLETE)
 
 
 def test_a_query_about_nothing_in_the_corpus_gets_an_honest_empty_answer(engine, monkeypatch):

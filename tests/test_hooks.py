@@ -25,6 +25,7 @@ from eagle_rag.types import (
     QueryRouteDecision,
     SearchRequest,
     Section,
+    document_key,
 )
 
 pytestmark = pytest.mark.integration
@@ -135,7 +136,7 @@ class Recorder:
     def eagle_retrieve_supplement(self, ctx, query, request, plans):
         if ctx.namespace != NS:
             return None
-        chunk = Chunk(id="supp-1", text="supplement", document_id="note-1")
+        chunk = Chunk(id="supp-1", text="supplement", document_id=document_key("k", "note-1"), kb_name="k")
         return [NodeWithScore(chunk, 0.5, "test_extra")]
 
     @hookimpl
@@ -220,13 +221,13 @@ def test_hook_eagle_ingest_route_selector(setup):
 
 def test_hook_eagle_parse(setup):
     engine, _ = setup
-    record = engine.registry.get("note-1")
+    record = engine.registry.get(document_key("k", "note-1"))
     assert record is not None and record.name == "Note" and record.kb_name == "k"
 
 
 def test_hook_eagle_chunk_enrich(setup):
     engine, rec = setup
-    assert "note-1" in rec.calls["eagle_chunk_enrich"]
+    assert "k/note-1" in rec.calls["eagle_chunk_enrich"]  # plugins see the storage key (kb and id)
     [hit] = [h for h in _search(engine).hits if h.id != "supp-1"]
     assert hit.metadata["enriched"] is True
     # enrich only: the plugin's "text" and "id" keys cannot rewrite the chunk
@@ -235,7 +236,7 @@ def test_hook_eagle_chunk_enrich(setup):
 
 def test_hook_eagle_classify_chunk(setup):
     engine, _ = setup
-    assert len(engine.lexical_for("test_extra").chunk_ids_for_document("note-1")) == 1
+    assert len(engine.lexical_for("test_extra").chunk_ids_for_document(document_key("k", "note-1"))) == 1
     [hit] = [h for h in _search(engine).hits if h.id != "supp-1"]
     assert hit.metadata["chunk_type"] == "special"
 

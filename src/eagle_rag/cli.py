@@ -213,10 +213,13 @@ def print_summary(response: Any) -> None:
 
 @app.command()
 def delete(document_ids: Annotated[list[str], typer.Argument(help="document ids (as search hits show them)")],
+           kb: Annotated[str | None, typer.Option("--kb", help="the kb of the documents (needed when several "
+                                                             "kbs hold an id)")] = None,
            url: Url = None, api_key: ApiKey = None, local: Local = False) -> None:
-    """Remove documents from every store and the registry (exit 1 when an id is unknown)."""
+    """Remove documents from every store and the registry (exit 1 when an id is unknown or, without
+    --kb, held by several kbs)."""
     from eagle_rag.connect import open_backend
-    from eagle_rag.errors import NotFound
+    from eagle_rag.errors import AmbiguousDocument, NotFound
 
     settings, target = target_for(url, api_key, local)
     missing = []
@@ -224,27 +227,27 @@ def delete(document_ids: Annotated[list[str], typer.Argument(help="document ids 
         for document_id in document_ids:
             try:
                 if target.remote:
-                    backend.delete_document(document_id)
+                    backend.delete_document(document_id, kb_name=kb)
                 else:
-                    _delete_local(backend, document_id)
+                    _delete_local(backend, document_id, kb)
             except NotFound:
                 missing.append(document_id)
                 err.print(f"[yellow]not found[/]: {escape(document_id)}")
+            except AmbiguousDocument as exc:
+                missing.append(document_id)
+                err.print(f"[yellow]ambiguous[/]: {escape(exc.message)}")
             else:
                 console.print(f"deleted {escape(document_id)}")
     if missing:
         raise typer.Exit(1)
 
 
-def _delete_local(engine: Any, document_id: str) -> None:
-    """As ``DELETE /documents/{id}``: every store, the registry and an uploaded source file. Raises NotFound."""
-    from eagle_rag.api.uploads import remove_upload
-    from eagle_rag.errors import NotFound
+def _delete_local(engine: Any, document_id: str, kb_name: str | None) -> None:
+    """As ``DELETE /kbs/{kb}/documents/{id}``: every store, the registry and an uploaded source file.
+    Raises NotFound, AmbiguousDocument."""
+    from eagle_rag.api.routes_documents import delete_one
 
-    record = engine.registry.get(document_id)
-    if record is None or not engine.ingestor.delete_document(engine.request_context(), document_id):
-        raise NotFound(f"no document with id {document_id!r}", {"document_id": document_id})
-    remove_upload(record.source_uri, engine.settings.data_path)
+    delete_one(engine, document_id, kb_name)
 
 
 @app.command()

@@ -188,10 +188,15 @@ class _Base:
                      lambda body: [SearchResponse.from_dict(r) for r in body["results"]], json={"searches": bodies})
 
     @staticmethod
-    def _document_path(document_id: str) -> str:
+    def _document_path(document_id: str, kb_name: str | None = None) -> str:
+        """``/kbs/{kb}/documents/{id}``, or the alias ``/documents/{id}`` without a kb."""
         if not isinstance(document_id, str) or not document_id:
             raise InvalidRequest("document_id must be a non-empty string", {"field": "document_id"})
-        return "/documents/" + quote(document_id, safe="")
+        if kb_name is None:
+            return "/documents/" + quote(document_id, safe="")
+        if not isinstance(kb_name, str) or not kb_name:
+            raise InvalidRequest("kb_name must be a non-empty string", {"field": "kb_name"})
+        return f"/kbs/{quote(kb_name, safe='')}/documents/{quote(document_id, safe='')}"
 
     def _delay(self, attempt: int) -> float:
         return float(self.backoff * (2 ** attempt))
@@ -239,14 +244,16 @@ class EagleClient(_Base):
         calls, missing = _ingest_calls(paths, files, kb_name, dry_run, max_errors)
         return _with_missing(merge_reports([self._send(c) for c in calls]), missing)
 
-    def get_document(self, document_id: str) -> dict[str, Any]:
-        """``GET /documents/{id}``: the registry record. Raises NotFound."""
-        result: dict[str, Any] = self._send(_Call("GET", self._document_path(document_id), dict))
+    def get_document(self, document_id: str, kb_name: str | None = None) -> dict[str, Any]:
+        """``GET /kbs/{kb}/documents/{id}``: the registry record. Without ``kb_name``, the document of the
+        one kb that holds the id. Raises NotFound, AmbiguousDocument (several kbs hold it)."""
+        result: dict[str, Any] = self._send(_Call("GET", self._document_path(document_id, kb_name), dict))
         return result
 
-    def delete_document(self, document_id: str) -> dict[str, Any]:
-        """``DELETE /documents/{id}``: ``{"document_id", "deleted": true}``. Raises NotFound."""
-        result: dict[str, Any] = self._send(_Call("DELETE", self._document_path(document_id), dict))
+    def delete_document(self, document_id: str, kb_name: str | None = None) -> dict[str, Any]:
+        """``DELETE /kbs/{kb}/documents/{id}``: ``{"document_id", "kb_name", "deleted": true}``; without
+        ``kb_name`` as :meth:`get_document`. Raises NotFound, AmbiguousDocument."""
+        result: dict[str, Any] = self._send(_Call("DELETE", self._document_path(document_id, kb_name), dict))
         return result
 
     def datasets_search(self, query: str, top_k: int = 10, **options: Any) -> dict[str, Any]:
@@ -327,12 +334,12 @@ class AsyncEagleClient(_Base):
         calls, missing = _ingest_calls(paths, files, kb_name, dry_run, max_errors)
         return _with_missing(merge_reports([await self._send(c) for c in calls]), missing)
 
-    async def get_document(self, document_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = await self._send(_Call("GET", self._document_path(document_id), dict))
+    async def get_document(self, document_id: str, kb_name: str | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = await self._send(_Call("GET", self._document_path(document_id, kb_name), dict))
         return result
 
-    async def delete_document(self, document_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = await self._send(_Call("DELETE", self._document_path(document_id), dict))
+    async def delete_document(self, document_id: str, kb_name: str | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = await self._send(_Call("DELETE", self._document_path(document_id, kb_name), dict))
         return result
 
     async def datasets_search(self, query: str, top_k: int = 10, **options: Any) -> dict[str, Any]:

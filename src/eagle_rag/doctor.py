@@ -16,13 +16,16 @@ the same chunk ids, and across collections there are ``chunk_count`` of them. Fi
 - ``tokens``: current chunks of a complete document in a collection of
   ``ingest.token_vector_collections`` without late-interaction token vectors
   (:mod:`eagle_rag.stores.token_vectors`); token vectors of chunks that no vector collection holds
-  are an ``orphan`` finding (``token_vectors/tokens``).
+  are an ``orphan`` finding (``token_vectors/tokens``);
+- ``legacy``: one finding that counts the documents stored under their own id alone, written before
+  document identity was (kb, id) (:mod:`eagle_rag.migrate`); they are served meanwhile.
 
 ``repair`` deletes orphan and stale chunks and turns pending and broken documents into ``failed``
 (their chunks removed) with the reason, so that running ``eagle-rag ingest`` on their sources
 again restores them (ingest redoes every document that is not complete). It writes the missing
 sentence rows and token vectors from the stored chunks (embedding them), so no re-ingest is needed
-for those; token vectors go with every chunk it deletes. Run it while no ingest
+for those; token vectors go with every chunk it deletes. Last, it moves legacy documents to
+their kb-scoped keys (:func:`eagle_rag.migrate.migrate`, no embedding). Run it while no ingest
 is running: a document being ingested is ``pending`` too.
 """
 
@@ -41,13 +44,16 @@ from eagle_rag.ingest.sentences import (
     split_sentences,
 )
 from eagle_rag.ingest.writer import collection_names, embed_sentence_rows, embed_token_rows, upsert_sentence_rows
+from eagle_rag.migrate import migrate
 from eagle_rag.protocols import DocumentRecord
-from eagle_rag.types import DocumentStatus
+from eagle_rag.types import DocumentStatus, is_legacy_key
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
 
 STORES = ("vectors", "lexical")
+LEGACY = "legacy"
+"""The finding that counts documents stored before identity was (kb, id)."""
 TOKEN_ROWS = "token_vectors/tokens"
 """Where a finding names token vectors that belong to no collection's chunk."""
 PAGE = 5000
@@ -179,6 +185,11 @@ def check(engine: Engine) -> DoctorReport:
             found = _check_complete(record, refs)
             report.findings.extend(found or _check_sentences(engine, record, refs, covered))
     report.findings.extend(_check_tokens(engine, refs, records))
+    legacy = sum(1 for doc_id in records if is_legacy_key(doc_id))
+    if legacy:
+        report.findings.append(Finding(LEGACY, f"{legacy} documents", f"{legacy} documents are stored under their "
+                                       "own id alone (written before document identity was kb and id); "
+                                       "--repair moves them to kb-scoped keys without embedding again"))
     return report
 
 
@@ -293,5 +304,7 @@ def repair(engine: Engine, report: DoctorReport) -> DoctorReport:
     for doc_id, reason in sorted(failed.items()):
         engine.registry.set_status(doc_id, DocumentStatus.FAILED, error=reason[:1000])
         report.actions.append(f"marked {doc_id} failed for re-ingest ({reason})")
+    if any(f.kind == LEGACY for f in report.findings):
+        report.actions.extend(migrate(engine))
     report.repaired = True
     return report

@@ -33,6 +33,13 @@ class NotFound(EagleError, LookupError):
     http_status = 404
 
 
+class AmbiguousDocument(EagleError, LookupError):
+    """A document id that several kbs hold, asked for without its kb (name the kb to choose one)."""
+
+    code = "ambiguous_document"
+    http_status = 409
+
+
 class IngestError(EagleError, ValueError):
     """A source file could not be ingested (reported per file; the others go on)."""
 
@@ -104,9 +111,9 @@ class ServerUnreachable(EagleError):
 
 
 ERROR_CLASSES: dict[str, type[EagleError]] = {
-    cls.code: cls for cls in (InvalidRequest, NotFound, IngestError, StoreUnavailable, Unauthorized, Forbidden,
-                              PathNotAllowed, FolderInUse, PayloadTooLarge, EncodeFailed, CollectionMissing,
-                              ServerUnreachable)
+    cls.code: cls for cls in (InvalidRequest, NotFound, AmbiguousDocument, IngestError, StoreUnavailable,
+                              Unauthorized, Forbidden, PathNotAllowed, FolderInUse, PayloadTooLarge, EncodeFailed,
+                              CollectionMissing, ServerUnreachable)
 }
 """Error code -> class, for callers that get the one error shape back (the HTTP client)."""
 

@@ -112,13 +112,15 @@ def core_tools(engine: Engine) -> list[McpTool]:
         response = service.search(engine, search_request(query, top_k, **options))
         return format_search(response, mcp.hit_text_chars, mcp.max_top_k)
 
-    def core_get_document(document_id: str) -> dict[str, Any]:
-        return service.get_document(engine, document_id)
+    def core_get_document(document_id: str, kb_name: str | None = None) -> dict[str, Any]:
+        return service.get_document(engine, document_id, kb_name)
 
     document_schema = {
         "type": "object",
         "properties": {"document_id": {"type": "string", "minLength": 1, "maxLength": 256,
-                                       "description": "a document_id from a search hit"}},
+                                       "description": "a document_id from a search hit"},
+                       "kb_name": {"type": "string", "pattern": r"^[A-Za-z0-9_.\-]{1,64}$",
+                                   "description": "the kb_name of that hit (needed when several kbs hold the id)"}},
         "required": ["document_id"],
     }
     return [
@@ -128,6 +130,7 @@ def core_tools(engine: Engine) -> list[McpTool]:
                 "says whether the list is complete (`exhaustive`) and, when empty, why; `guidance` says whether "
                 "to search on. Read-only.", search_schema(engine), core_search, title="Search documents"),
         McpTool("core_get_document", "The registry record of one document (name, kb, source, status, chunk "
-                "count, tags). Read-only.", document_schema, core_get_document, title="Get a document",
+                "count, tags), named by a hit's document_id and kb_name. Read-only.", document_schema,
+                core_get_document, title="Get a document",
                 failure_code="internal_error"),
     ]

@@ -70,6 +70,9 @@ from eagle_rag.types import (
     SearchMode,
     SearchRequest,
     Section,
+    document_key,
+    public_document_id,
+    split_document_key,
 )
 
 __all__ = [
@@ -151,6 +154,9 @@ __all__ = [
     "open_backend",
     "parse_mode",
     "record_document_id",
+    "document_key",
+    "public_document_id",
+    "split_document_key",
     "resolve_target",
     "sample_dir",
     "skipped_for_language",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from eagle_rag import index_health
 from eagle_rag.context import HookContext
-from eagle_rag.errors import InvalidRequest, NotFound
+from eagle_rag.errors import AmbiguousDocument, InvalidRequest, NotFound
 from eagle_rag.ingest.chunker import chunk_version, content_version
 from eagle_rag.protocols import DocumentRecord, StoreFilter
 from eagle_rag.retrieve.channels import RetrievalTally, tally
@@ -34,6 +34,10 @@ from eagle_rag.types import (
     SearchResponse,
     StageScore,
     TotalRelation,
+    document_key,
+    is_legacy_key,
+    public_document_id,
+    split_document_key,
 )
 
 if TYPE_CHECKING:
@@ -179,10 +183,29 @@ def _match_kind(query: str, node: NodeWithScore) -> MatchKind:
 
 def _to_hit(query: str, node: NodeWithScore, explain: bool) -> SearchHit:
     chunk = node.node
-    return SearchHit(id=chunk.id, document_id=chunk.document_id, text=chunk.text, score=round(node.score, 6),
-                     path=chunk.path, collection=node.collection, match=_match_kind(query, node),
+    return SearchHit(id=chunk.id, document_id=public_document_id(chunk.document_id), text=chunk.text,
+                     score=round(node.score, 6), path=chunk.path, collection=node.collection,
+                     match=_match_kind(query, node),
                      metadata={**chunk.metadata, "kb_name": chunk.kb_name, "chunk_type": chunk.chunk_type},
-                     trail=node.trail if explain else ())
+                     trail=node.trail if explain else (), kb_name=chunk.kb_name)
+
+
+def document_keys(engine: Engine, document_ids: Sequence[str], kb_names: Sequence[str]) -> tuple[str, ...]:
+    """The storage keys a ``document_ids`` filter names: each id in each of ``kb_names`` (every kb when
+    empty), and the id itself for a document written before identity was (kb, id)."""
+    if not document_ids:
+        return ()
+    kbs = list(kb_names) or sorted(engine.registry.kb_names())
+    scoped_ids = [document_key(kb, i) for i in document_ids if is_legacy_key(i) for kb in kbs]
+    return tuple(dict.fromkeys([*scoped_ids, *document_ids]))  # a given "kb/id" is a key already
+
+
+def scoped(engine: Engine, request: SearchRequest) -> SearchRequest:
+    """``request`` with its ``document_ids`` filter as storage keys (:func:`document_keys`): what the
+    retrieval stages, plugins and stores compare with ``Chunk.document_id``."""
+    if not request.document_ids:
+        return request
+    return dataclasses.replace(request, document_ids=document_keys(engine, request.document_ids, request.kb_names))
 
 
 def _filter_for(engine: Engine, request: SearchRequest) -> StoreFilter | None:
@@ -284,7 +307,7 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     ``total_relation`` is ``gte`` when a candidate list was cut at its depth.
     """
     started = time.perf_counter()
-    request = validate_request(engine, request)
+    request = scoped(engine, validate_request(engine, request))
     ctx = engine.request_context(request.namespace)
     flt = _filter_for(engine, request)
     if engine.registry.count(status=DocumentStatus.COMPLETE) == 0:
@@ -419,17 +442,56 @@ def _semantic_floor(engine: Engine, collection: str) -> float:
     return float(getattr(engine.encoders.get_encoder(label), "semantic_floor", 0.0))
 
 
-def get_document(engine: Engine, document_id: str) -> dict[str, object]:
-    """The registry record of a document. Raises NotFound."""
-    record = engine.registry.get(document_id)
-    if record is None:
-        raise NotFound(f"no document with id {document_id!r}", {"document_id": document_id})
-    return document_to_dict(record)
+def find_document(engine: Engine, document_id: str, kb_name: str | None = None) -> DocumentRecord:
+    """The registry record of the document ``document_id`` (its own id, as search hits show it) of
+    ``kb_name``; without a kb, of the one kb that holds that id.
+
+    A document written before identity was (kb, id) is found under its unscoped id too.
+
+    Raises:
+        NotFound: no such document (in that kb).
+        AmbiguousDocument: no kb named and several kbs hold the id (the message does not name them).
+    """
+    given_kb, own_id = split_document_key(document_id)
+    kb_name = kb_name or given_kb
+    if kb_name is not None:
+        validate_kb_name(kb_name)
+        if given_kb not in (None, kb_name):
+            raise NotFound(f"no document with id {own_id!r} in kb {kb_name!r}", {"document_id": own_id})
+        kbs = [kb_name]
+    else:
+        kbs = sorted(engine.registry.kb_names())
+    found = [r for r in (engine.registry.get(document_key(kb, own_id)) for kb in kbs) if r is not None]
+    legacy = engine.registry.get(own_id) if is_legacy_key(own_id) else None
+    if legacy is not None and (kb_name is None or legacy.kb_name == kb_name) \
+            and all(r.kb_name != legacy.kb_name for r in found):
+        found.append(legacy)
+    if not found:
+        where = f" in kb {kb_name!r}" if kb_name is not None else ""
+        raise NotFound(f"no document with id {own_id!r}{where}", {"document_id": own_id})
+    if len(found) > 1:
+        raise AmbiguousDocument(f"the document id {own_id!r} exists in several kbs; name the kb: "
+                                f"/kbs/{{kb}}/documents/{{id}}, or kb_name", {"document_id": own_id})
+    return found[0]
+
+
+def get_document(engine: Engine, document_id: str, kb_name: str | None = None) -> dict[str, object]:
+    """The registry record of a document (see :func:`find_document`) as a client sees it: ``source_uri``
+    is the upload's name or relative to its ingest root, never a path of the server machine.
+    Raises NotFound, AmbiguousDocument."""
+    from eagle_rag.api.redact import public_path
+
+    record = document_to_dict(find_document(engine, document_id, kb_name))
+    settings = engine.settings
+    return {**record, "source_uri": public_path(str(record["source_uri"]), settings.data_path,
+                                                settings.ingest.allowed_roots)}
 
 
 def document_to_dict(record: DocumentRecord) -> dict[str, object]:
-    """The JSON form of a registry record (``GET /documents/{id}``)."""
-    return {"id": record.id, "kb_name": record.kb_name, "name": record.name, "source_uri": record.source_uri,
+    """The JSON form of a registry record (``GET /kbs/{kb}/documents/{id}``): ``id`` is the document's
+    own id, ``kb_name`` its kb."""
+    return {"id": public_document_id(record.id), "kb_name": record.kb_name, "name": record.name,
+            "source_uri": record.source_uri,
             "status": record.status.value, "chunk_count": record.chunk_count, "tags": list(record.tags),
             "content_hash": record.content_hash, "created_at": record.created_at.isoformat(),
             "updated_at": record.updated_at.isoformat()}

@@ -82,6 +82,40 @@ class MatchKind(_ParseableEnum):
 
 # --------------------------------------------------------------------------- documents and chunks
 
+KEY_SEPARATOR = "/"
+"""Separates the kb name from the document's own id in a storage key (neither may contain it)."""
+
+
+def document_key(kb_name: str, document_id: str) -> str:
+    """The storage key of a document: ``"<kb>/<id>"``, its identity in the registry and every store.
+
+    A document is named by the pair (kb, id): the same id in two kbs is two documents. The key is
+    what ``ParsedDocument.document_id``, ``Chunk.document_id`` and ``DocumentRecord.id`` hold once
+    a document is written; callers and clients see the public id (:func:`public_document_id`).
+    A ``document_id`` that already is a key of ``kb_name`` is returned unchanged.
+    """
+    if document_id.startswith(f"{kb_name}{KEY_SEPARATOR}"):
+        return document_id
+    return f"{kb_name}{KEY_SEPARATOR}{document_id}"
+
+
+def split_document_key(key: str) -> tuple[str | None, str]:
+    """``(kb, id)`` of a storage key; ``(None, key)`` for an unscoped (legacy) key, written before
+    document identity included the kb (``eagle-rag doctor --repair`` migrates those)."""
+    kb_name, sep, document_id = key.partition(KEY_SEPARATOR)
+    return (kb_name, document_id) if sep else (None, key)
+
+
+def public_document_id(key: str) -> str:
+    """The id a caller sees (``abs-008``) for a storage key (``demo/abs-008``) or a legacy key."""
+    return split_document_key(key)[1]
+
+
+def is_legacy_key(key: str) -> bool:
+    """True for a document key without its kb (written before identity was (kb, id))."""
+    return KEY_SEPARATOR not in key
+
+
 
 @dataclass(frozen=True)
 class Section:
@@ -343,6 +377,9 @@ class SearchRequest:
 
 @dataclass(frozen=True)
 class SearchHit:
+    """One ranked chunk. ``document_id`` is the document's own id (as ingested, e.g. ``abs-008``);
+    with ``kb_name`` it names the document (the same id may exist in several kbs)."""
+
     id: str
     document_id: str
     text: str
@@ -352,6 +389,7 @@ class SearchHit:
     match: MatchKind
     metadata: Mapping[str, Any] = field(default_factory=dict)
     trail: tuple[StageScore, ...] = ()
+    kb_name: str = ""
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SearchHit:
@@ -361,7 +399,8 @@ class SearchHit:
                       for e in data.get("trail") or ())
         return cls(id=data["id"], document_id=data["document_id"], text=data["text"], score=float(data["score"]),
                    path=data.get("path", ""), collection=data.get("collection", ""),
-                   match=MatchKind(data["match"]), metadata=dict(data.get("metadata") or {}), trail=trail)
+                   match=MatchKind(data["match"]), metadata=dict(data.get("metadata") or {}), trail=trail,
+                   kb_name=str(data.get("kb_name") or (data.get("metadata") or {}).get("kb_name") or ""))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from eagle_rag.api import create_app
 from eagle_rag.api.routes_browse import MASK, document_type, mask_secret
 from eagle_rag.api.routes_console import CONSOLE_CSP
 from eagle_rag.engine import Engine
-from eagle_rag.types import DocumentStatus
+from eagle_rag.types import DocumentStatus, document_key, public_document_id
 from tests.api.helpers import TAGGED_IDS, assert_error_shape, make_settings
 
 pytestmark = pytest.mark.integration
@@ -53,9 +53,11 @@ def test_list_documents_refuses_bad_filters(client):
 
 
 def test_document_chunks(client, api_engine):
-    doc_id = next(d.id for d in api_engine.registry.list(kb_name="demo") if d.id.startswith("label_imatinib-"))
+    doc_id = next(i for d in api_engine.registry.list(kb_name="demo")
+                  if (i := public_document_id(d.id)).startswith("label_imatinib-"))
     reply = client.get(f"/documents/{doc_id}/chunks").json()
-    record = api_engine.registry.get(doc_id)
+    assert client.get(f"/kbs/demo/documents/{doc_id}/chunks").json() == reply
+    record = api_engine.registry.get(document_key("demo", doc_id))
     assert reply["total"] == record.chunk_count == len(reply["chunks"])
     assert reply["document"]["id"] == doc_id and reply["document"]["type"] == "md"
     assert "Imatinib (Gleevec) prescribing information > Dosage and Administration" in reply["sections"]

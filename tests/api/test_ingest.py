@@ -37,7 +37,8 @@ def test_upload_then_get_search_reupload_and_delete(client, api_engine):
     changed = _upload(client, "ruxolitinib.md", NOTE + b"\nTake with food.\n").json()
     assert changed["replaced"] == 1
 
-    assert client.delete(f"/documents/{doc_id}").json() == {"document_id": doc_id, "deleted": True}
+    assert client.delete(f"/documents/{doc_id}").json() == {"document_id": doc_id, "kb_name": "uploads",
+                                                            "deleted": True}
     assert_error_shape(client.get(f"/documents/{doc_id}"), 404, "not_found")
     assert not stored.exists()
     after = client.post("/search", json={"query": "ruxolitinib", "mode": "bm25", "top_k": 100}).json()

@@ -161,7 +161,9 @@ def test_ingest_get_delete_round_trip(client, tmp_path):
     hit = client.search("zebrafish fin regeneration", top_k=1, kb_names=["notes"]).hits[0]
     record = client.get_document(hit.document_id)
     assert record["kb_name"] == "notes" and record["status"] == "complete" and record["chunk_count"] == 1
-    assert client.delete_document(hit.document_id) == {"document_id": hit.document_id, "deleted": True}
+    assert client.get_document(hit.document_id, kb_name=hit.kb_name) == record
+    assert client.delete_document(hit.document_id, kb_name="notes") == {"document_id": hit.document_id,
+                                                                        "kb_name": "notes", "deleted": True}
     with pytest.raises(NotFound):
         client.get_document(hit.document_id)
     after = client.search("zebrafish fin regeneration", top_k=5)

@@ -13,7 +13,7 @@ from eagle_rag.encoders import CollectionProfile, DeterministicEncoder, EncoderL
 from eagle_rag.engine import Engine
 from eagle_rag.hookspecs import hookimpl
 from eagle_rag.settings import load_settings
-from eagle_rag.types import Chunk, ChunkClassification, Modality, ParsedDocument, Section
+from eagle_rag.types import Chunk, ChunkClassification, Modality, ParsedDocument, Section, document_key
 
 pytestmark = pytest.mark.integration
 
@@ -116,13 +116,14 @@ def test_skip_roots_warnings_visual_groups_and_encoder_failures(setup):
     assert ImageEncoder.seen == [b"12345"]
     assert engine.vectors.count("pics") == 1
     # one chunk, two collections: eagle_text and copy (group "other"); the second "g" decision is dropped
-    assert engine.vectors.chunk_ids_for_document("eagle_text", "rec-r")
-    rows = engine.vectors.client.query("copy", filter='document_id == "rec-r"', output_fields=["chunk_type"])
+    key = document_key("k", "rec-r")
+    assert engine.vectors.chunk_ids_for_document("eagle_text", key)
+    rows = engine.vectors.client.query("copy", filter=f'document_id == "{key}"', output_fields=["chunk_type"])
     assert [r["chunk_type"] for r in rows] == ["copy"]
     assert report.chunks == 3  # a chunk written twice counts once
     skipped = [d for d in engine.audit.ring.recent(500) if d.category == "ingest_exclusive_skip"]
     assert skipped and skipped[0].data["collection"] == "copy"
-    assert engine.registry.get("rec-r").chunk_count == 1
+    assert engine.registry.get(key).chunk_count == 1
 
 
 def test_core_default_embed_visual_needs_encode_images(tmp_path):

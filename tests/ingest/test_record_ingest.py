@@ -23,7 +23,7 @@ from eagle_rag.hookspecs import hookimpl
 from eagle_rag.ingest import orchestrator
 from eagle_rag.ingest.records import ParseResult, Record, RecordFailure
 from eagle_rag.settings import load_settings
-from eagle_rag.types import DocumentStatus, ParsedDocument, SearchMode, SearchRequest, Section
+from eagle_rag.types import DocumentStatus, ParsedDocument, SearchMode, SearchRequest, Section, document_key
 
 pytestmark = pytest.mark.integration
 GOOD_WORDS = ["kinase", "receptor", "antibody", "cohort", "survival", "toxicity", "metformin", "insulin"]
@@ -80,8 +80,8 @@ def test_a_damaged_corpus_ingests_every_good_record_and_reports_every_bad_one(en
     [counts] = report.files_detail
     assert (counts.records, counts.ingested, counts.skipped, counts.failed, counts.stopped) == (300, 294, 0, 6, "")
     good = [line for line in range(1, 301) if line not in bad]
-    assert all(engine.registry.get(f"d{line}").status is DocumentStatus.COMPLETE for line in good)
-    assert all(engine.registry.get(f"x{line}") is None for line in bad)
+    assert all(engine.registry.get(f"damaged/d{line}").status is DocumentStatus.COMPLETE for line in good)
+    assert all(engine.registry.get(f"damaged/x{line}") is None for line in bad)
     hit = engine.search(SearchRequest(query="marker0005", mode=SearchMode.BM25, kb_names=("damaged",)))
     assert hit.hits[0].document_id == "d5" and "Impostor" not in hit.hits[0].text  # the duplicate did not win
     checked = doctor.check(engine)
@@ -100,7 +100,8 @@ def test_max_errors_stops_a_file_and_keeps_what_was_written_complete(engine, tmp
     assert counts.failed == 3 and counts.records == 9  # the third bad record (line 9) stops the file
     assert counts.stopped == "stopped at stop.jsonl line 9: more than 2 bad records; the rest of the file was not read"
     assert report.documents == 6 and counts.ingested == 6
-    assert engine.registry.get("s8").status is DocumentStatus.COMPLETE and engine.registry.get("s10") is None
+    assert engine.registry.get(document_key("stop", "s8")).status is DocumentStatus.COMPLETE
+    assert engine.registry.get(document_key("stop", "s10")) is None
     assert doctor.check(engine).findings == []
     with pytest.raises(ValueError, match="max_errors"):
         engine.ingest([path], kb_name="stop", max_errors=-1)
@@ -194,7 +195,8 @@ def test_hook_eagle_parse_records(tmp_path, monkeypatch):
         assert len(gen_writes) >= 5 and all(y - w <= 1 for y, w in gen_writes)  # + the one failure
         assert max(live for _, _, live in seen) <= 2 * batch + 4  # bounded, not growing with records written
         assert ticks[0] == 1 and ticks[-1] == 6 * batch + 1 + 2
-        assert eng.registry.get("g4").status is DocumentStatus.COMPLETE and eng.registry.get("pr1") is not None
+        assert eng.registry.get(document_key("lazy", "g4")).status is DocumentStatus.COMPLETE
+        assert eng.registry.get(document_key("lazy", "pr1")) is not None
         assert doctor.check(eng).findings == []
 
 
@@ -203,7 +205,8 @@ def test_http_ingest_answer_carries_the_bad_records(engine):
     with TestClient(create_app(engine), raise_server_exceptions=False) as client:
         dry = client.post("/ingest", data={"kb_name": "http", "dry_run": "true"},
                           files=[("files", ("h.jsonl", data, "application/json"))]).json()
-        assert dry["dry_run"] is True and dry["documents"] == 2 and engine.registry.get("h1") is None
+        assert dry["dry_run"] is True and dry["documents"] == 2
+        assert engine.registry.get(document_key("http", "h1")) is None
         body = client.post("/ingest", data={"kb_name": "http"},
                            files=[("files", ("h.jsonl", data, "application/json"))]).json()
     assert body["documents"] == 2 and body["records_failed"] == 1 and body["dry_run"] is False

@@ -20,7 +20,7 @@ from eagle_rag.ingest.sentences import (
 from eagle_rag.retrieve.fusion import merge_rrf
 from eagle_rag.retrieve.orchestrator import sentence_weight
 from eagle_rag.settings import load_settings
-from eagle_rag.types import Chunk, SearchRequest
+from eagle_rag.types import Chunk, SearchRequest, document_key
 from tests.conftest import node
 
 
@@ -124,7 +124,8 @@ def test_sentence_rows_follow_ingest_replace_and_delete(engine, tmp_path):
     assert {parent_chunk_id(r) for r in rows} == set(dict(engine.vectors.chunk_refs("eagle_text")))
 
     # a deleted document leaves no sentence row behind
-    statin_doc = next(h.document_id for h in engine.search(SearchRequest(query="atorvastatin LDL", top_k=1)).hits)
+    statin_doc = next(document_key(h.kb_name, h.document_id)
+                      for h in engine.search(SearchRequest(query="atorvastatin LDL", top_k=1)).hits)
     assert statin_doc in set(rows.values())
     assert engine.ingestor.delete_document(engine.request_context(), statin_doc)
     assert set(_sentence_rows(engine).values()) == set(rows.values()) - {statin_doc}

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Request
+from fastapi import Path, Query, Request
 
 from eagle_rag.api.models import ErrorResponse
 from eagle_rag.errors import InvalidRequest
@@ -34,6 +34,18 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     500: _err("unexpected server error; code internal_error, never a traceback"),
     503: _err("a store or an encoder is unavailable; code store_unavailable, encode_failed, "
               "collection_missing"),
+}
+
+
+KB_PATTERN = r"^[A-Za-z0-9_.\-]{1,64}$"
+KbName = Annotated[str, Path(pattern=KB_PATTERN, description="the knowledge base of the document")]
+KbChoice = Annotated[str | None, Query(pattern=KB_PATTERN, description="the kb of the document (needed when "
+                                                                      "several kbs hold the id)")]
+ALIAS_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **ERROR_RESPONSES,
+    409: {"model": ErrorResponse,
+          "description": "several kbs hold this document id: use /kbs/{kb}/documents/{id} or kb_name; code "
+                         "ambiguous_document"},
 }
 
 

@@ -125,7 +125,8 @@ class StageScoreModel(BaseModel):
 
 class SearchHitModel(BaseModel):
     id: str = Field(description="chunk id")
-    document_id: str
+    document_id: str = Field(description="the document's own id; with kb_name it names the document")
+    kb_name: str = Field("", description="the knowledge base of the document")
     text: str
     score: float
     path: str = Field(description="document navigation: headings joined by ' > '")
@@ -138,7 +139,7 @@ class SearchHitModel(BaseModel):
 class SearchResponseModel(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "query": "imatinib dosage", "total": 1, "exhaustive": False, "mode": "hybrid",
-        "hits": [{"id": "c1f0...", "document_id": "label_imatinib-2c878e4b",
+        "hits": [{"id": "c1f0...", "document_id": "label_imatinib-2c878e4b", "kb_name": "demo",
                   "text": "The recommended dose...", "score": 0.0325,
                   "path": "Imatinib > Dosage and administration", "collection": "eagle_text",
                   "match": "exact", "metadata": {"kb_name": "demo"}, "trail": []}],
@@ -192,6 +193,7 @@ class DocumentModel(BaseModel):
 
 class DeletedModel(BaseModel):
     document_id: str
+    kb_name: str = Field("", description="the kb the deleted document belonged to")
     deleted: bool
 
 
@@ -219,7 +221,7 @@ class FileCountsModel(BaseModel):
 
 class IngestReportModel(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{
-        "kb_name": "demo", "files": 2, "documents": 2, "chunks": 14, "skipped_unchanged": 0, "replaced": 0,
+        "kb_name": "demo", "files": 2, "documents": 2, "chunks": 14, "skipped_unchanged": 0, "replaced": 0, "added": 2,
         "failures": [], "seconds": 1.2, "records_failed": 1, "record_failures": [
             {"file": "/srv/corpus.jsonl", "record": 3, "line": 3, "record_id": None, "reason": "invalid JSON "
              "(Expecting value)"}],
@@ -231,7 +233,8 @@ class IngestReportModel(BaseModel):
     documents: int
     chunks: int
     skipped_unchanged: int
-    replaced: int
+    replaced: int = Field(description="documents of this kb that replaced an earlier version")
+    added: int = Field(0, description="documents new to this kb")
     failures: list[FileFailureModel] = Field(description="files not ingested at all")
     seconds: float
     skipped_files: int = 0

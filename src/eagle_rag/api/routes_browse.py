@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Query
 from fastapi import Path as PathParam
 
 from eagle_rag import service
-from eagle_rag.api.deps import ERROR_RESPONSES, check_plain_id, get_engine
+from eagle_rag.api.deps import ALIAS_RESPONSES, ERROR_RESPONSES, KbName, check_plain_id, get_engine
 from eagle_rag.api.models_browse import ConfigModel, DocumentChunksModel, DocumentListModel, KbListModel
 from eagle_rag.api.redact import public_path
 from eagle_rag.errors import NotFound
@@ -107,15 +107,31 @@ def _chunk(engine: Engine, collection: str, chunk: Chunk) -> dict[str, Any]:
             "metadata": dict(chunk.metadata)}
 
 
-@router.get("/documents/{document_id}/chunks", response_model=DocumentChunksModel, responses=ERROR_RESPONSES,
-            tags=["documents"], summary="A document's chunks: text, section path, collection, encoder",
+DocumentIdParam = Annotated[str, PathParam(min_length=1, max_length=256)]
+ChunkLimit = Annotated[int, Query(ge=1, le=500)]
+
+
+@router.get("/kbs/{kb_name}/documents/{document_id}/chunks", response_model=DocumentChunksModel,
+            responses=ERROR_RESPONSES, tags=["documents"],
+            summary="A document's chunks: text, section path, collection, encoder", operation_id="kb_document_chunks")
+def kb_document_chunks(kb_name: KbName,
+                       document_id: DocumentIdParam, limit: ChunkLimit = 200, offset: Offset = 0,
+                       engine: Engine = Depends(get_engine)) -> dict[str, Any]:
+    return _document_chunks(engine, document_id, kb_name, limit, offset)
+
+
+@router.get("/documents/{document_id}/chunks", response_model=DocumentChunksModel, responses=ALIAS_RESPONSES,
+            tags=["documents"], summary="A document's chunks (alias: the one kb holding the id, or kb_name)",
             operation_id="document_chunks")
-def document_chunks(document_id: Annotated[str, PathParam(min_length=1, max_length=256)],
-                    limit: Annotated[int, Query(ge=1, le=500)] = 200, offset: Offset = 0,
-                    engine: Engine = Depends(get_engine)) -> dict[str, Any]:
-    record = engine.registry.get(check_plain_id(document_id, "document_id"))
-    if record is None:
-        raise NotFound(f"no document with id {document_id!r}", {"document_id": document_id})
+def document_chunks(document_id: DocumentIdParam, kb_name: KbFilter = None, limit: ChunkLimit = 200,
+                    offset: Offset = 0, engine: Engine = Depends(get_engine)) -> dict[str, Any]:
+    """As ``/kbs/{kb}/documents/{id}/chunks``; without ``kb_name`` a 409 when several kbs hold the id."""
+    return _document_chunks(engine, document_id, kb_name, limit, offset)
+
+
+def _document_chunks(engine: Engine, document_id: str, kb_name: str | None, limit: int,
+                     offset: int) -> dict[str, Any]:
+    record = service.find_document(engine, check_plain_id(document_id, "document_id"), kb_name)
     chunks = current_chunks(engine, record)
     sections = list(dict.fromkeys(c.path for _, c in chunks if c.path))
     return {"document": _item(engine, record), "total": len(chunks), "offset": offset, "limit": limit,

@@ -1,4 +1,10 @@
-"""``GET/DELETE /documents/{id}`` and ``POST /ingest`` (uploads or server-side paths)."""
+"""``GET/DELETE /kbs/{kb}/documents/{id}`` (and the alias ``/documents/{id}``) and ``POST /ingest``
+(uploads or server-side paths).
+
+A document is named by its kb and its own id: the same id may live in several kbs. The alias
+without the kb answers when exactly one kb holds the id (or for the kb of the ``kb_name`` query
+parameter) and refuses an ambiguous id with 409 ``ambiguous_document``.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +16,17 @@ from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from fastapi import Path as PathParam
 
 from eagle_rag import service
-from eagle_rag.api.deps import ERROR_RESPONSES, check_plain_id, get_engine, get_write_lock
+from eagle_rag.api.deps import (
+    ALIAS_RESPONSES,
+    ERROR_RESPONSES,
+    KbChoice,
+    KbName,
+    check_plain_id,
+    get_engine,
+    get_write_lock,
+)
 from eagle_rag.api.models import DeletedModel, DocumentModel, IngestReportModel
-from eagle_rag.api.redact import public_path, scrub
+from eagle_rag.api.redact import scrub
 from eagle_rag.api.uploads import (
     UploadBatch,
     remove_upload,
@@ -22,6 +36,7 @@ from eagle_rag.api.uploads import (
 )
 from eagle_rag.errors import IngestError, InvalidRequest, NotFound
 from eagle_rag.index_health import check_index
+from eagle_rag.types import public_document_id
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
@@ -40,15 +55,25 @@ _RESPONSES_403: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.get("/documents/{document_id}", response_model=DocumentModel, responses=ERROR_RESPONSES,
-            summary="The registry record of a document", operation_id="get_document")
-def get_document(document_id: DocumentId, engine: Engine = Depends(get_engine)) -> dict[str, Any]:
+def _public_record(engine: Engine, document_id: str, kb_name: str | None) -> dict[str, Any]:
+    return service.get_document(engine, check_plain_id(document_id, "document_id"), kb_name)
+
+
+@router.get("/kbs/{kb_name}/documents/{document_id}", response_model=DocumentModel, responses=ERROR_RESPONSES,
+            summary="The registry record of a document of one kb", operation_id="get_kb_document")
+def get_kb_document(kb_name: KbName, document_id: DocumentId, engine: Engine = Depends(get_engine)) -> dict[str, Any]:
     """``source_uri`` names the file as the client knows it: an upload by the name it was sent
     under, a server-side file relative to its ingest root; never an absolute server path."""
-    record = service.get_document(engine, check_plain_id(document_id, "document_id"))
-    settings = engine.settings
-    return {**record, "source_uri": public_path(str(record["source_uri"]), settings.data_path,
-                                                settings.ingest.allowed_roots)}
+    return _public_record(engine, document_id, kb_name)
+
+
+@router.get("/documents/{document_id}", response_model=DocumentModel, responses=ALIAS_RESPONSES,
+            summary="The registry record of a document (alias: the one kb holding the id, or kb_name)",
+            operation_id="get_document")
+def get_document(document_id: DocumentId, kb_name: KbChoice = None,
+                 engine: Engine = Depends(get_engine)) -> dict[str, Any]:
+    """As ``GET /kbs/{kb}/documents/{id}``; without ``kb_name`` a 409 when several kbs hold the id."""
+    return _public_record(engine, document_id, kb_name)
 
 
 _INGEST_BODY_RULE: dict[str, Any] = {"requestBody": {"content": {"multipart/form-data": {"schema": {
@@ -64,17 +89,37 @@ async def refuse_empty_kb_name(request: Request) -> None:
                              {"field": "kb_name"})
 
 
-@router.delete("/documents/{document_id}", response_model=DeletedModel, responses=ERROR_RESPONSES,
-               summary="Remove a document from every store and the registry", operation_id="delete_document")
-def delete_document(document_id: DocumentId, engine: Engine = Depends(get_engine),
+def delete_one(engine: Engine, document_id: str, kb_name: str | None) -> dict[str, Any]:
+    """Remove one document (:func:`eagle_rag.service.find_document` names it) from every store and the
+    registry, and its upload. Raises NotFound, AmbiguousDocument."""
+    record = service.find_document(engine, document_id, kb_name)
+    if not engine.ingestor.delete_document(engine.request_context(), record.id):
+        raise NotFound(f"no document with id {document_id!r}", {"document_id": document_id})
+    remove_upload(record.source_uri, engine.settings.data_path)
+    return {"document_id": public_document_id(record.id), "kb_name": record.kb_name, "deleted": True}
+
+
+@router.delete("/kbs/{kb_name}/documents/{document_id}", response_model=DeletedModel, responses=ERROR_RESPONSES,
+               summary="Remove a document of one kb from every store and the registry",
+               operation_id="delete_kb_document")
+def delete_kb_document(kb_name: KbName, document_id: DocumentId, engine: Engine = Depends(get_engine),
+                       lock: threading.Lock = Depends(get_write_lock)) -> dict[str, Any]:
+    """Other kbs' documents of the same id stay."""
+    return _delete(engine, lock, document_id, kb_name)
+
+
+@router.delete("/documents/{document_id}", response_model=DeletedModel, responses=ALIAS_RESPONSES,
+               summary="Remove a document (alias: the one kb holding the id, or kb_name)",
+               operation_id="delete_document")
+def delete_document(document_id: DocumentId, kb_name: KbChoice = None, engine: Engine = Depends(get_engine),
                     lock: threading.Lock = Depends(get_write_lock)) -> dict[str, Any]:
-    check_plain_id(document_id, "document_id")
+    """As ``DELETE /kbs/{kb}/documents/{id}``; without ``kb_name`` a 409 when several kbs hold the id."""
+    return _delete(engine, lock, document_id, kb_name)
+
+
+def _delete(engine: Engine, lock: threading.Lock, document_id: str, kb_name: str | None) -> dict[str, Any]:
     with lock:
-        record = engine.registry.get(document_id)
-        if record is None or not engine.ingestor.delete_document(engine.request_context(), document_id):
-            raise NotFound(f"no document with id {document_id!r}", {"document_id": document_id})
-        remove_upload(record.source_uri, engine.settings.data_path)
-    return {"document_id": document_id, "deleted": True}
+        return delete_one(engine, check_plain_id(document_id, "document_id"), kb_name)
 
 
 @router.post("/ingest", response_model=IngestReportModel, responses=_RESPONSES_403,

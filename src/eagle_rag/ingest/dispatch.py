@@ -22,7 +22,7 @@ from eagle_rag.encoders.errors import EncoderLoadError
 from eagle_rag.errors import IngestError
 from eagle_rag.ingest.sources import read_source
 from eagle_rag.retrieve.safe_hooks import call_hook
-from eagle_rag.types import Chunk, ChunkClassification, Modality
+from eagle_rag.types import Chunk, ChunkClassification, Modality, public_document_id
 
 VISUAL_SOURCE_TYPES = frozenset({"image", "dicom", "nifti"})
 VISUAL_CHUNK_TYPES = frozenset({"image", "medical_image"})
@@ -83,7 +83,7 @@ def embed_input(chunk: Chunk) -> str:
     it carries no meaning and would only add noise to the embedding.
     """
     name = str(chunk.metadata.get("document_name", ""))
-    identifiers = {chunk.document_id, str(chunk.metadata.get("record_id", ""))}
+    identifiers = {chunk.document_id, public_document_id(chunk.document_id), str(chunk.metadata.get("record_id", ""))}
     if name and name not in identifiers and name not in chunk.text[:300]:
         return f"{name}\n{chunk.text}"
     return chunk.text

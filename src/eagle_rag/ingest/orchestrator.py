@@ -43,9 +43,18 @@ from eagle_rag.ingest.records import ParseResult, Record, RecordFailure, RecordI
 from eagle_rag.ingest.report import FileCounts, FileFailure, IngestReport, parse_warnings, record_error_limit
 from eagle_rag.ingest.sources import allowed_ingest_roots, check_inside_roots, iter_source_files, read_source
 from eagle_rag.ingest.writer import BatchWriter, Prepared, collection_names, vector_collections
+from eagle_rag.protocols import DocumentRecord, DocumentRegistry
 from eagle_rag.retrieve.safe_hooks import call_hook
 from eagle_rag.stores.availability import is_unavailable, settings_unavailable
-from eagle_rag.types import Chunk, ChunkClassification, DocumentStatus, ParsedDocument
+from eagle_rag.types import (
+    Chunk,
+    ChunkClassification,
+    DocumentStatus,
+    ParsedDocument,
+    document_key,
+    is_legacy_key,
+    split_document_key,
+)
 
 log = logging.getLogger(__name__)
 ProgressFn = Callable[[int, int | None], None]
@@ -67,6 +76,22 @@ def content_hash(doc: ParsedDocument) -> str:
         h.update(b"\x1e")
     h.update(repr(sorted(doc.tags)).encode())
     return h.hexdigest()
+
+
+def keyed(doc: ParsedDocument) -> ParsedDocument:
+    """``doc`` named by its storage key (kb and id, :func:`eagle_rag.types.document_key`): what every
+    store and the registry hold, so the same id in two kbs is two documents."""
+    return replace(doc, document_id=document_key(doc.kb_name, doc.document_id))
+
+
+def legacy_record(registry: DocumentRegistry, kb_name: str, key: str) -> DocumentRecord | None:
+    """The record of the same document written before identity was (kb, id), under its unscoped
+    id, when it belongs to ``kb_name`` (a legacy record of another kb is another document)."""
+    kb, document_id = split_document_key(key)
+    if kb != kb_name or not is_legacy_key(document_id):
+        return None
+    record = registry.get(document_id)
+    return record if record is not None and record.kb_name == kb_name else None
 
 
 @dataclass
@@ -232,20 +257,24 @@ class IngestOrchestrator:
         pending, run.pending = run.pending, []
         report, registry = run.report, ctx.services.registry
         prepared: list[tuple[_Pending, Prepared]] = []
+        legacy: dict[str, DocumentRecord] = {}
         for entry in pending:
-            doc = entry.record.document
             if report.dry_run:
                 self._validate(ctx, run, entry)
                 continue
+            doc = keyed(entry.record.document)
             digest = content_hash(doc)
             old = registry.get(doc.document_id)
             if old is not None and old.status is DocumentStatus.COMPLETE and old.content_hash == digest:
                 report.skipped_unchanged += 1
                 entry.counts.skipped += 1
                 continue
+            if old is None and (earlier := legacy_record(registry, doc.kb_name, doc.document_id)) is not None:
+                legacy[doc.document_id] = earlier
             try:
                 prepared.append((entry, Prepared(doc, digest, old, self._prepare(ctx, doc, content_version(digest)))))
             except IngestError as exc:
+                legacy.pop(doc.document_id, None)
                 run.fail(entry, exc.message)
         if not prepared:
             return
@@ -263,13 +292,15 @@ class IngestOrchestrator:
             return
         try:
             self.writer.remove_stale(ctx, batch)
+            for record in legacy.values():  # the same document under its unscoped key: the new one replaces it
+                self.delete_document(ctx, record.id)
         except Exception as exc:  # noqa: BLE001 - the new versions are complete; doctor cleans up
             log.warning("removing old chunk versions failed (eagle-rag doctor --repair cleans up): %s", exc)
         for entry, item in prepared:
             entry.counts.ingested += 1
             report.documents += 1
             report.chunks += len(item.chunk_ids)
-            report.replaced += int(item.old is not None)
+            report.replaced += int(item.old is not None or item.doc.document_id in legacy)
 
     def _validate(self, ctx: HookContext, run: _Run, entry: _Pending) -> None:
         """Dry run: a record is valid when it chunks into some text."""
@@ -318,7 +349,10 @@ class IngestOrchestrator:
             services.tokens.delete_document(document_id)
 
     def delete_document(self, ctx: HookContext, document_id: str) -> bool:
-        """Remove a document from every store and from the registry. False when unknown."""
+        """Remove a document from every store and from the registry. False when unknown.
+
+        ``document_id`` is the storage key (:func:`eagle_rag.types.document_key`), or the unscoped
+        key of a document written before identity was (kb, id)."""
         if ctx.services.registry.get(document_id) is None:
             return False
         self._delete_everywhere(ctx, document_id)

@@ -75,6 +75,11 @@ class IngestReport:
     dry_run: bool = False
 
     @property
+    def added(self) -> int:
+        """Documents new to their kb (written, not replacing an earlier version); 0 in a dry run."""
+        return 0 if self.dry_run else self.documents - self.replaced
+
+    @property
     def records_failed(self) -> int:
         """Bad records over every file."""
         return sum(f.failed for f in self.files_detail) if self.files_detail else len(self.record_failures)
@@ -92,6 +97,7 @@ class IngestReport:
     def to_dict(self) -> dict[str, Any]:
         return {"files": self.files, "documents": self.documents, "chunks": self.chunks,
                 "skipped_unchanged": self.skipped_unchanged, "replaced": self.replaced,
+                "added": self.added,
                 "failures": [f.__dict__ for f in self.failures], "seconds": round(self.seconds, 3),
                 "skipped_files": self.skipped_files, "warnings": [w.__dict__ for w in self.warnings],
                 "records_failed": self.records_failed,

@@ -361,15 +361,25 @@ class MilvusVectorStore:
 
     def get_chunks(self, collection: str, chunk_ids: Sequence[str]) -> list[Chunk]:
         """The stored chunks with these ids, in the order of ``chunk_ids`` (unknown ids are left out)."""
+        return [ms.row_to_chunk(row) for row in self._rows(collection, chunk_ids, with_vector=False)]
+
+    def get_rows(self, collection: str, chunk_ids: Sequence[str]) -> list[tuple[Chunk, Vector]]:
+        """The stored chunks with these ids and their vectors, in the order of ``chunk_ids`` (unknown
+        ids are left out): what a copy under new ids needs without embedding again."""
+        return [(ms.row_to_chunk(row), [float(x) for x in row["vector"]])
+                for row in self._rows(collection, chunk_ids, with_vector=True)]
+
+    def _rows(self, collection: str, chunk_ids: Sequence[str], *, with_vector: bool) -> list[dict[str, Any]]:
         ids = list(dict.fromkeys(i for i in chunk_ids if i))
         if not ids:
             return []
         with self._lock:
             info = self._info(collection)
+            fields = [*info.output_fields, "vector"] if with_vector else info.output_fields
             rows = [row for start in range(0, len(ids), self._batch_size)
                     for row in self.client.get(collection, ids=ids[start:start + self._batch_size],
-                                               output_fields=info.output_fields)]
-        found = {str(row["id"]): ms.row_to_chunk(row) for row in rows}
+                                               output_fields=fields)]
+        found = {str(row["id"]): row for row in rows}
         return [found[i] for i in ids if i in found]
 
     def close(self) -> None:

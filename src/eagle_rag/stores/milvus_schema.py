@@ -24,8 +24,10 @@ EXTRA_MAX_BYTES = 2048
 HNSW_PARAMS = {"M": 16, "efConstruction": 256}
 METRICS = ("COSINE", "IP", "L2")
 
-#: identifier fields and their byte limits: a longer value is an error, never truncated
-ID_LIMITS = {"id": 64, "document_id": 64, "kb_name": 64, "chunk_type": 32, "source_type": 64,
+#: identifier fields and their byte limits: a longer value is an error, never truncated. ``document_id``
+#: holds the storage key ``<kb>/<id>`` (up to 64 + 1 + 64 bytes; collections created before keys were
+#: scoped by kb have 64)
+ID_LIMITS = {"id": 64, "document_id": 160, "kb_name": 64, "chunk_type": 32, "source_type": 64,
              "source_chunk_id": 128}
 SCALAR_INDEXED = ("document_id", "kb_name", "chunk_type", "source_type")
 OUTPUT_FIELDS = ("id", "text", "document_id", "kb_name", "path", "chunk_type", "source_type",

@@ -17,7 +17,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.plugin_api import Chunk, DocumentStatus, InvalidFilterError, InvalidRequest, Services, validate_kb_name
+from eagle_rag.plugin_api import (
+    Chunk,
+    DocumentStatus,
+    InvalidFilterError,
+    InvalidRequest,
+    Services,
+    public_document_id,
+    validate_kb_name,
+)
 from eagle_rag_biomed.chem.fingerprints import MORGAN_BITS, MORGAN_RADIUS, FingerprintIndex, resolve_compound_query
 from eagle_rag_biomed.chem.molecules import InvalidStructure
 from eagle_rag_biomed.names import Collection
@@ -144,8 +152,8 @@ def biomed_retrieve_compounds(source: Any, smiles_or_name: str, top_k: int = 5,
             continue
         if kb_name is not None and record.kb_name != kb_name:
             continue
-        hits.append(CompoundMatch(hit.compound_id, hit.name, hit.smiles, round(hit.similarity, 6), len(hits) + 1,
-                                  record.kb_name, record.source_uri))
+        hits.append(CompoundMatch(public_document_id(hit.compound_id), hit.name or record.name, hit.smiles,
+                                  round(hit.similarity, 6), len(hits) + 1, record.kb_name, record.source_uri))
         if len(hits) >= top_k:
             break
     return CompoundSearchResponse(smiles_or_name, resolved.smiles, resolved.source, resolved.name, Collection.CHEMICAL,

@@ -24,7 +24,7 @@ from typing import Any
 
 from ranx import Qrels, Run, evaluate
 
-from eagle_rag.plugin_api import SearchMode, SearchRequest, StoreFilter
+from eagle_rag.plugin_api import SearchMode, SearchRequest, StoreFilter, public_document_id
 from eagle_rag_biomed.eval.gold_set import GoldQuery, doc_key, matches
 from eagle_rag_biomed.query.intent import detect_retrieval_intent
 
@@ -156,11 +156,11 @@ def run_gold(engine: Any, gold: Sequence[GoldQuery], mode: SearchMode = SearchMo
 
     docs = engine.registry.list(limit=1_000_000)
     expected_all = {d for g in gold for d in g.expected_doc_ids}
-    indexed = {e for e in expected_all if any(matches(d.id, e) for d in docs)}
+    indexed = {e for e in expected_all if any(matches(public_document_id(d.id), e) for d in docs)}
     locations: dict[str, set[str]] = {}
     present = [p.name for p in engine.encoders.collections() if engine.vectors.has_collection(p.name)]
     for e in expected_all:
-        ids = tuple(d.id for d in docs if matches(d.id, e))
+        ids = tuple(d.id for d in docs if matches(public_document_id(d.id), e))
         for name in present if ids else []:
             if engine.vectors.has_rows(name, StoreFilter(document_ids=ids)):
                 locations.setdefault(e, set()).add(name)

@@ -81,11 +81,7 @@ def eagle_api_register(api: Any, engine: Any) -> None:
               operation_id="biomed_compounds", summary="Compounds similar to a SMILES, InChI or drug name")
     def biomed_compounds(body: CompoundsBody) -> dict[str, Any]:
         """Ranked by Tanimoto; an unreadable structure or unknown name is a 400 ``invalid_structure``."""
-        reply = biomed_retrieve_compounds(engine, body.query, body.top_k, body.kb_name).to_dict()
-        for hit in reply["hits"]:  # the fingerprint index may not hold a name: the registry does
-            if not hit["name"] and (record := engine.registry.get(hit["compound_id"])) is not None:
-                hit["name"] = record.name
-        return reply
+        return biomed_retrieve_compounds(engine, body.query, body.top_k, body.kb_name).to_dict()
 
     @api.get("/biomed/entities/{name}", tags=["biomed"], response_model=EntityResponse,
              responses=ERROR_RESPONSES, operation_id="biomed_entity",

@@ -89,10 +89,9 @@ def retrieve_compounds(engine: Any, smiles_or_name: str, top_k: int = 5, kb_name
         return tool_error("collection_missing", f"no compound is indexed in {collection}: ingest SDF, MOL or "
                           "compound records first", {"collection": collection})
     hits = []
-    for h in found.hits:  # the fingerprint index may not hold a name: the registry does
-        name = h.name or getattr(engine.registry.get(h.compound_id), "name", "")
-        hits.append({"compound_id": h.compound_id, "name": name, "smiles": h.smiles, "score": h.similarity,
-                     "document_id": h.compound_id, "path": name, "kb_name": h.kb_name})
+    for h in found.hits:
+        hits.append({"compound_id": h.compound_id, "name": h.name, "smiles": h.smiles, "score": h.similarity,
+                     "document_id": h.compound_id, "path": h.name, "kb_name": h.kb_name})
     return {"query": found.query, "resolved_smiles": found.resolved_smiles, "resolved_by": found.resolved_by,
             "resolved_name": found.resolved_name, "collection": found.collection, "method": METHOD,
             "index": found.index, "indexed": found.total_indexed, "hits": hits}

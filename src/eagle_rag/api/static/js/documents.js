@@ -1,4 +1,4 @@
-// The documents tab: list (GET /documents), open (GET /documents/{id}/chunks), delete, upload (POST /ingest).
+// The documents tab: list (GET /documents), open (GET /kbs/{kb}/documents/{id}/chunks), delete, upload (POST /ingest).
 
 import { $, api, ApiError, authHeaders, el, errorBox, fill, kvTable, parseAnswer } from "./core.js";
 import { loadKbs } from "./kbs.js";
@@ -36,16 +36,19 @@ function row(doc) {
     el("td", {}, doc.type), el("td", { title: doc.error || null }, doc.status), el("td", {}, String(doc.chunk_count)),
     el("td", {}, doc.updated_at.slice(0, 19).replace("T", " ")),
     el("td", {},
-      el("button", { type: "button", class: "open", onclick: () => openDocument(doc.id) }, "Open"),
+      el("button", { type: "button", class: "open", onclick: () => openDocument(doc) }, "Open"),
       el("button", { type: "button", class: "delete danger", onclick: () => deleteDocument(doc) }, "Delete")));
 }
 
-async function openDocument(id) {
+// A document is named by its kb and its id (the same id may live in several kbs).
+const documentPath = (doc) => `/kbs/${encodeURIComponent(doc.kb_name)}/documents/${encodeURIComponent(doc.id)}`;
+
+async function openDocument(listed) {
   const panel = $("doc-detail");
   panel.hidden = false;
   fill(panel, "Loading…");
   try {
-    const reply = await api(`/documents/${encodeURIComponent(id)}/chunks?limit=500`);
+    const reply = await api(`${documentPath(listed)}/chunks?limit=500`);
     const doc = reply.document;
     fill(panel,
       el("h2", {}, doc.name),
@@ -69,7 +72,7 @@ async function openDocument(id) {
 async function deleteDocument(doc) {
   if (!window.confirm(`Delete "${doc.name}" (${doc.id}) from every store? This cannot be undone.`)) return;
   try {
-    await api(`/documents/${encodeURIComponent(doc.id)}`, { method: "DELETE" });
+    await api(documentPath(doc), { method: "DELETE" });
     $("doc-detail").hidden = true;
     await loadKbs();  // the last document of a kb takes the kb with it
     await listDocuments();
