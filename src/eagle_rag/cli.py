@@ -20,7 +20,7 @@ from rich.table import Table
 
 from eagle_rag.cli_progress import CommandProgress
 from eagle_rag.errors import EagleError
-from eagle_rag.settings import Settings, SettingsError, describe_fields, effective_settings, flatten
+from eagle_rag.settings import Settings, SettingsError, effective_settings
 
 app = typer.Typer(help="Eagle-RAG: offline biomedical retrieval.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
@@ -266,18 +266,25 @@ def demo() -> None:
 
 
 @config_app.command("show")
-def config_show(json_out: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """Print every effective setting and where its value came from."""
+def config_show(json_out: Annotated[bool, typer.Option("--json", help="print the rows as JSON")] = False) -> None:
+    """Print every effective setting and every option of the enabled plugins: value, source, help.
+
+    The source is default, profile:NAME, file:PATH or env:VAR.
+    """
+    from eagle_rag.plugin_manager import build_plugin_manager
+    from eagle_rag.plugin_options import setting_rows
+
     settings, sources = effective_settings()
-    flat = flatten(settings)
-    help_text = describe_fields()
+    rows = setting_rows(settings, sources, build_plugin_manager(settings))
     if json_out:
-        print(json.dumps({k: {"value": v, "source": sources.get(k, "default")} for k, v in flat.items()},
+        print(json.dumps({r.key: {"value": r.value, "source": r.source, "help": r.help} for r in rows},
                          indent=2, default=str))
         return
-    table = Table("setting", "value", "source", "help")
-    for key, value in flat.items():
-        table.add_row(key, json.dumps(value, default=str), sources.get(key, "default"), help_text.get(key, ""))
+    table = Table()
+    for column in ("setting", "value", "source", "help"):
+        table.add_column(column, overflow="fold")  # an env var name or a path is wrapped, never cut
+    for row in rows:
+        table.add_row(row.key, json.dumps(row.value, default=str), row.source, row.help)
     console.print(table)
     models = Table("encoder label", "modality", "dim", "model")
     for row in registered_encoders(settings).describe():

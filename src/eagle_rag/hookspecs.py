@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pluggy
+from pydantic import BaseModel
 
 from eagle_rag.types import (
     Chunk,
@@ -46,6 +47,18 @@ def eagle_register(ctx: HookContext, encoders: EncoderRegistry) -> None:
     """Register the plugin's encoders and collections when the engine starts.
 
     All implementations are called; return values are ignored.
+    """
+
+
+@hookspec
+def eagle_options_model() -> type[BaseModel] | None:
+    """The pydantic model of the plugin's options block ``plugins.options.<plugin name>`` (unknown
+    keys refused with ``extra="forbid"``; every field with a ``description``), or None for a plugin
+    without options.
+
+    All non-None results are collected; the core asks each plugin on its own, validates its block
+    when the plugin manager is built (a bad key stops the start with the key and its nearest valid
+    name) and lists every field in ``eagle-rag config show`` (:mod:`eagle_rag.plugin_options`).
     """
 
 

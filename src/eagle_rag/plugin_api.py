@@ -39,6 +39,7 @@ from eagle_rag.ingest.parsers import file_document_id, record_document_id
 from eagle_rag.ingest.records import ParseResult, Record, RecordFailure
 from eagle_rag.ingest.sources import allowed_ingest_roots, iter_source_files
 from eagle_rag.mcp_tools import McpTool, tool_error
+from eagle_rag.plugin_options import PluginOptionsError, validate_plugin_options
 from eagle_rag.protocols import CrossEncoder, StoreFilter, TextEncoder, Vector, VectorStore
 from eagle_rag.retrieve.channels import embed_query
 from eagle_rag.retrieve.cross_rerank import STAGE as CROSS_ENCODER_STAGE
@@ -114,6 +115,7 @@ __all__ = [
     "ParseResult",
     "ParsedDocument",
     "PlainText",
+    "PluginOptionsError",
     "PluginUnavailable",
     "QueryRetrievalIntent",
     "QueryRouteDecision",
@@ -164,4 +166,5 @@ __all__ = [
     "tool_error",
     "sparse_overlap_score",
     "validate_kb_name",
+    "validate_plugin_options",
 ]

@@ -2,7 +2,8 @@
 
 Plugins are discovered in the entry-point group ``eagle_rag.plugins`` and loaded when their
 entry-point name is in ``settings.plugins.enabled``. Registration validates every hook
-implementation (unknown hook names or arguments fail here, naming the plugin and function).
+implementation (unknown hook names or arguments fail here, naming the plugin and function) and
+every plugin's options block (:mod:`eagle_rag.plugin_options`).
 ``EAGLE_RAG_TRACE_HOOKS=1`` logs which plugin answered each hook call.
 """
 
@@ -19,6 +20,7 @@ import pluggy
 
 from eagle_rag import core_defaults, hookspecs
 from eagle_rag.hookspecs import PROJECT
+from eagle_rag.plugin_options import check_plugin_options
 from eagle_rag.settings import Settings
 
 ENTRY_POINT_GROUP = "eagle_rag.plugins"
@@ -86,7 +88,8 @@ def build_plugin_manager(settings: Settings, extra_plugins: Iterable[tuple[str, 
     """A fresh plugin manager for ``settings`` (never a global one).
 
     ``extra_plugins`` are (name, plugin object) pairs registered as well (tests, embedding apps).
-    Raises :class:`PluginError` for an enabled plugin that is missing or invalid.
+    Raises :class:`PluginError` for an enabled plugin that is missing or invalid, and
+    :class:`~eagle_rag.plugin_options.PluginOptionsError` for a plugin options block its model refuses.
     """
     env = os.environ if environ is None else environ
     pm = pluggy.PluginManager(PROJECT)
@@ -97,6 +100,7 @@ def build_plugin_manager(settings: Settings, extra_plugins: Iterable[tuple[str, 
         _register(pm, _load(name, available), name)
     for name, plugin in extra_plugins:
         _register(pm, plugin, name)
+    check_plugin_options(pm, settings, available)
     if env.get("EAGLE_RAG_TRACE_HOOKS", "") in {"1", "true", "yes"}:
         _enable_tracing(pm)
     return pm

@@ -306,7 +306,7 @@ def _deep_merge(base: dict[str, Any], over: Mapping[str, Any], source: str,
     out = copy.deepcopy(base)
     for key, value in over.items():
         dotted = f"{prefix}{key}"
-        if isinstance(value, Mapping) and isinstance(out.get(key), dict) and key != "options":
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
             out[key] = _deep_merge(out[key], value, source, sources, dotted + ".")
         else:
             out[key] = copy.deepcopy(value)

@@ -1,7 +1,9 @@
 """The biomed plugin's options (``settings.plugins.options.biomed``): one typed model for both sides.
 
 :func:`biomed_options` validates the block once per settings object; an invalid value or an unknown
-key (at any level) raises :class:`BiomedOptionsError` naming the key. Ingest-side
+key (at any level) raises :class:`BiomedOptionsError` naming the key (an unknown one with its nearest
+valid name). The plugin declares the model with ``eagle_options_model``, so the core checks the block
+when the engine starts and ``eagle-rag config show`` lists every option with its help text. Ingest-side
 knobs: ``encoder_mode``, ``allow_deterministic``, ``models``, ``medcpt_index``, the confidences and
 ``doc_semantic_router`` (the document router, docs/biomed.md, "The document router"). Query-side knobs:
 the routing switches (``default_dual_text_search``, ``medcpt_dual_search``,
@@ -33,9 +35,9 @@ import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from eagle_rag.plugin_api import EncoderMode, Settings
+from eagle_rag.plugin_api import EncoderMode, PluginOptionsError, Settings, validate_plugin_options
 from eagle_rag_biomed.encoders.late_interaction import PASSAGE_TOKENS
 from eagle_rag_biomed.names import PLUGIN_NAME
 
@@ -52,10 +54,11 @@ class _Strict(BaseModel):
 class FusionWeights(_Strict):
     """Tier-1 fusion weights: ``0.55*prototype + 0.25*umls + 0.15*imrad + 0.05*entropy``."""
 
-    prototype: float = 0.55
-    umls: float = 0.25
-    imrad: float = 0.15
-    entropy: float = 0.05
+    prototype: float = Field(0.55, description="weight of the prototype signal (sketch cosine with the "
+                             "biomedical minus the general prototype texts)")
+    umls: float = Field(0.25, description="weight of the ontology-entity density of the sketch")
+    imrad: float = Field(0.15, description="weight of the IMRaD sections found among the chunks")
+    entropy: float = Field(0.05, description="weight of the word entropy of the sketch")
 
 
 class FusionOptions(_Strict):
@@ -65,56 +68,67 @@ class FusionOptions(_Strict):
 class RouterLlmOptions(_Strict):
     """Tier-2 arbitration through an OpenAI-compatible ``POST {base_url}/chat/completions``."""
 
-    enabled: bool = False
-    base_url: str = ""
-    model: str = ""
-    api_key_env: str = "EAGLE_BIOMED_ROUTER_LLM_API_KEY"
-    timeout_s: float = Field(10.0, gt=0, le=300)
-    max_sketch_chars: int = Field(6000, ge=100)
+    enabled: bool = Field(False, description="ask the LLM about documents in the ambiguous band")
+    base_url: str = Field("", description="OpenAI-compatible API root (POST {base_url}/chat/completions)")
+    model: str = Field("", description="chat model name sent to the API")
+    api_key_env: str = Field("EAGLE_BIOMED_ROUTER_LLM_API_KEY",
+                             description="environment variable that holds the API key (the key is never a setting)")
+    timeout_s: float = Field(10.0, gt=0, le=300, description="seconds one LLM call may take")
+    max_sketch_chars: int = Field(6000, ge=100, description="the sketch sent to the LLM is cut to this many characters")
 
 
 class DocRouterOptions(_Strict):
     """The tiered document router (TDR) of :mod:`eagle_rag_biomed.ingest.doc_router`."""
 
-    enabled: bool = True
-    sketch_max_tokens: int = Field(2048, ge=16)
-    prototype_config: str = ""
+    enabled: bool = Field(True, description="judge each document biomedical or general before its chunks are "
+                          "classified (off: every document is biomedical)")
+    sketch_max_tokens: int = Field(2048, ge=16, description="size of the document sketch the router reads "
+                                   "(x 4 characters)")
+    prototype_config: str = Field("", description="YAML file of prototype texts; empty = the packaged ones")
     fusion: FusionOptions = Field(default_factory=FusionOptions)
-    confidence_threshold: float = -0.005
-    llm_margin: float = Field(0.12, ge=0.0)
+    confidence_threshold: float = Field(-0.005, description="Tier-1 threshold on the fused score (chosen on the "
+                                        "labelled set, eval/biomed/doc_router/README.md)")
+    llm_margin: float = Field(0.12, ge=0.0, description="half-width of the band around the threshold that "
+                              "Tier 2 (the LLM, else ambiguous_default) decides")
     llm: RouterLlmOptions = Field(default_factory=RouterLlmOptions)
-    ambiguous_default: Profile = "general"
-    """Threshold and default chosen on the labelled set (eval/biomed/doc_router/README.md)."""
+    ambiguous_default: Profile = Field("general", description="profile of a document in the band without an LLM "
+                                       "verdict: biomedical | general (chosen on the labelled set)")
 
 
 class Stages(_Strict):
     """Which query stages run (for ablations); values may be booleans or "true"/"false" strings."""
 
-    assemble: bool = True
-    dense_suffix: bool | Literal["auto"] = "auto"
-    tier1: bool = True
-    supplement: bool = True
-    inject: bool = True
-    tier2: bool = True
-    cross_encoder: bool = True
-    late_interaction: bool = True
-    chemical_branch: bool = True
+    assemble: bool = Field(True, description="append the canonical names of the drugs a query names")
+    dense_suffix: bool | Literal["auto"] = Field("auto", description="expand the dense query with ontology "
+                                                 "synonyms: true | false | auto (only with a real pubmedbert "
+                                                 "checkpoint)")
+    tier1: bool = Field(True, description="Tier-1: entity filter and domain-encoder cosine rerank of each plan")
+    supplement: bool = Field(True, description="entity-anchored extra candidates (RETRIEVE_SUPPLEMENT)")
+    inject: bool = Field(True, description="put the supplement's hits into the merged list (RRF_POST_MERGE)")
+    tier2: bool = Field(True, description="Tier-2: the weighted rerank of the merged candidates")
+    cross_encoder: bool = Field(True, description="the cross-encoder signal of Tier-2 (mode full)")
+    late_interaction: bool = Field(True, description="the late-interaction (ColBERT) signal of Tier-2 (mode full)")
+    chemical_branch: bool = Field(True, description="the compound re-ordering of the chemical workflow after Tier-2")
 
 
 class Tier1Options(_Strict):
-    pool: int = Field(20, ge=1, le=500)
-    max_chars: int = Field(2048, ge=64)
-    with_name: bool = False
-    mode: Literal["cosine", "fuse"] = "fuse"
+    pool: int = Field(20, ge=1, le=500, description="hits of a plan re-scored by the domain encoder")
+    max_chars: int = Field(2048, ge=64, description="passage characters the encoder reads")
+    with_name: bool = Field(False, description="put the document name in front of the passage")
+    mode: Literal["cosine", "fuse"] = Field("fuse", description="fuse: RRF of the incoming and cosine ranks | "
+                                            "cosine: sort by cosine alone")
 
 
 class Tier2Options(_Strict):
-    pool: int = Field(30, ge=1, le=500)
-    max_chars: int = Field(2048, ge=64)
-    with_name: bool = True
-    late_interaction_encoder: str = "colbert"
-    late_interaction_tokens: int = Field(PASSAGE_TOKENS, ge=16, le=512)
-    normalise: Literal["minmax", "rank"] = "minmax"
+    pool: int = Field(30, ge=1, le=500, description="merged candidates scored by the Tier-2 models")
+    max_chars: int = Field(2048, ge=64, description="passage characters the models read")
+    with_name: bool = Field(True, description="the models read the document name before the text, as the "
+                            "ingest embeds it")
+    late_interaction_encoder: str = Field("colbert", description="encoder label of the late-interaction signal")
+    late_interaction_tokens: int = Field(PASSAGE_TOKENS, ge=16, le=512,
+                                         description="passage tokens the late-interaction model reads")
+    normalise: Literal["minmax", "rank"] = Field("minmax", description="minmax: min-max of the raw model scores | "
+                                                 "rank: their reciprocal rank")
 
 
 class BiomedOptions(BaseModel):
@@ -128,38 +142,51 @@ class BiomedOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    default_dual_text_search: bool = False
-    exploratory_search_collections: list[str] = Field(default_factory=list)
-    use_general_rerank: bool = False
-    rerank_policy: Literal["domain", "general", "none"] = "domain"
-    domain_rerank_encoder: str = "medcpt-rerank"
-    retrieval_scoring: dict[str, Any] = Field(default_factory=dict)
-    medcpt_dual_search: bool = False
-    collection_recall_top_k: int = Field(20, ge=1)
-    encoder_mode: EncoderMode | None = None
-    allow_deterministic: bool | None = None
-    models: dict[str, str] = Field(default_factory=dict)
-    medcpt_index: bool = False
-    biomedical_confidence: float = Field(0.75, ge=0.0, le=1.0)
-    general_confidence: float = Field(0.6, ge=0.0, le=1.0)
+    default_dual_text_search: bool = Field(False, description="also search the core eagle_text for every "
+                                           "text query")
+    exploratory_search_collections: list[str] = Field(default_factory=list,
+                                                      description="collections appended to every route")
+    use_general_rerank: bool = Field(False, description="Tier-2 by the core cross-encoder (policy general) when "
+                                     "rerank_policy is not set")
+    rerank_policy: Literal["domain", "general", "none"] = Field(
+        "domain", description="Tier-2 of a biomed request: domain (the plugin's weighted rerank) | general (the "
+        "core cross-encoder) | none (merged order)")
+    domain_rerank_encoder: str = Field("medcpt-rerank", description="cross-encoder label of the domain Tier-2")
+    retrieval_scoring: dict[str, Any] = Field(default_factory=dict, description="Tier-2 weight overrides: "
+                                              "<profile>.<weight> (docs/biomed.md, Tier-2)")
+    medcpt_dual_search: bool = Field(False, description="also search eagle_text_medcpt")
+    collection_recall_top_k: int = Field(20, ge=1, description="hits kept per collection plan; the "
+                                         "supplement's limit")
+    encoder_mode: EncoderMode | None = Field(None, description="deterministic | require_native | auto of the "
+                                             "plugin's encoders; unset = env EAGLE_BIOMED_ENCODER_MODE, else auto")
+    allow_deterministic: bool | None = Field(None, description="auto mode may fall back to hash vectors; unset = "
+                                             "env EAGLE_BIOMED_ALLOW_DETERMINISTIC")
+    models: dict[str, str] = Field(default_factory=dict, description="encoder label -> model reference (wins "
+                                   "over the label's environment variable)")
+    medcpt_index: bool = Field(False, description="also write biomedical text chunks to eagle_text_medcpt "
+                               "(MedCPT article encoder)")
+    biomedical_confidence: float = Field(0.75, ge=0.0, le=1.0, description="chunk classification confidence of "
+                                         "a biomedical document when the router gives none")
+    general_confidence: float = Field(0.6, ge=0.0, le=1.0, description="the same for a general document")
     doc_semantic_router: DocRouterOptions = Field(default_factory=DocRouterOptions)
     stages: Stages = Field(default_factory=Stages)
     tier1: Tier1Options = Field(default_factory=Tier1Options)
     tier2: Tier2Options = Field(default_factory=Tier2Options)
 
 
-class BiomedOptionsError(ValueError):
+class BiomedOptionsError(PluginOptionsError):
     """The ``plugins.options.biomed`` block is invalid; the message names the key."""
 
 
 def parse_options(raw: Mapping[str, Any]) -> BiomedOptions:
-    """Validate a raw options block. Raises BiomedOptionsError naming each bad key."""
+    """Validate a raw options block. Raises BiomedOptionsError naming each bad key (an unknown one with
+    its nearest valid name)."""
     try:
-        return BiomedOptions.model_validate(dict(raw))
-    except ValidationError as exc:
-        problems = "; ".join(f"plugins.options.biomed.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
-                             for e in exc.errors())
-        raise BiomedOptionsError(f"invalid biomed plugin options: {problems}") from exc
+        options = validate_plugin_options(PLUGIN_NAME, BiomedOptions, raw)
+    except PluginOptionsError as exc:
+        raise BiomedOptionsError(str(exc)) from exc
+    assert isinstance(options, BiomedOptions)
+    return options
 
 
 _CACHE: dict[int, tuple[Settings, BiomedOptions]] = {}

@@ -1,5 +1,7 @@
 """The ``biomed`` plugin module (entry point ``eagle_rag.plugins: biomed``).
 
+* ``eagle_options_model``: the model of ``plugins.options.biomed``, which the core checks at start-up
+  and ``eagle-rag config show`` lists.
 * ``eagle_register``: validates ``plugins.options.biomed`` (:mod:`eagle_rag_biomed.options`), registers
   the domain encoder labels (:mod:`eagle_rag_biomed.encoders.labels`) and the collections
   (:mod:`eagle_rag_biomed.names`), and keeps the options and the chemical fingerprint store as
@@ -48,9 +50,15 @@ from eagle_rag_biomed.hooks.query import (  # noqa: F401 - hook implementations 
 )
 from eagle_rag_biomed.hooks.warm_up import eagle_warm_up  # noqa: F401 - models loaded at serve start
 from eagle_rag_biomed.names import register_collections
-from eagle_rag_biomed.options import biomed_options
+from eagle_rag_biomed.options import BiomedOptions, biomed_options
 
 OPTIONS_KEY = "biomed_options"
+
+
+@hookimpl
+def eagle_options_model() -> type[BiomedOptions]:
+    """The model of ``plugins.options.biomed`` (checked at start-up, listed by ``config show``)."""
+    return BiomedOptions
 
 
 @hookimpl

@@ -1,6 +1,8 @@
 """The ``datasets`` plugin's hook implementations (entry point ``eagle_rag.plugins: datasets``).
 
 * ``eagle_cli_register``: adds ``eagle-rag datasets search|check`` and ``eagle-rag eval datasets``.
+* ``eagle_options_model``: the model of ``plugins.options.datasets``
+  (:class:`~eagle_rag_datasets.options.DatasetsOptions`), checked by the core at start-up.
 * ``eagle_register``: puts a :class:`~eagle_rag_datasets.service.DatasetsService` bound to the
   ``cards_path`` plugin option into the ``datasets`` extension of ``ctx.services`` (for the HTTP and MCP layers),
   and fails at start-up when that option names a missing file.
@@ -13,6 +15,7 @@ from typing import Any
 
 from eagle_rag.plugin_api import hookimpl
 from eagle_rag_datasets.errors import DatasetsError
+from eagle_rag_datasets.options import DatasetsOptions
 from eagle_rag_datasets.service import PLUGIN_NAME, DatasetsService
 
 
@@ -23,6 +26,12 @@ def eagle_cli_register(cli: Any, eval_cli: Any) -> None:
 
     cli.add_typer(datasets_app, name="datasets")
     eval_cli.command("datasets")(eval_datasets_command)
+
+
+@hookimpl
+def eagle_options_model() -> type[DatasetsOptions]:
+    """The model of ``plugins.options.datasets``."""
+    return DatasetsOptions
 
 
 @hookimpl

@@ -16,8 +16,9 @@ from eagle_rag.api.models_browse import ConfigModel, DocumentChunksModel, Docume
 from eagle_rag.api.redact import public_path
 from eagle_rag.errors import NotFound
 from eagle_rag.ingest.chunker import chunk_version, content_version
+from eagle_rag.plugin_options import setting_rows
 from eagle_rag.protocols import DocumentRecord
-from eagle_rag.settings import SettingsError, describe_fields, effective_settings, flatten
+from eagle_rag.settings import SettingsError, effective_settings
 from eagle_rag.stores.registry import source_file_name
 from eagle_rag.types import Chunk, DocumentStatus
 
@@ -160,16 +161,15 @@ def mask_secret(key: str, value: Any) -> Any:
 @router.get("/config", response_model=ConfigModel, responses=ERROR_RESPONSES, tags=["health"],
             summary="The settings in force (as `eagle-rag config show`), secrets masked", operation_id="config")
 def config(engine: Engine = Depends(get_engine)) -> dict[str, Any]:
-    """Each setting's value in this server and where it came from; a value that differs from what
-    the environment and files give now was passed in by the program that built the server (``override``)."""
-    flat = flatten(engine.settings)
+    """Each setting's value in this server and where it came from, then each option of the enabled
+    plugins (as ``eagle-rag config show``); a value that differs from what the environment and files
+    give now was passed in by the program that built the server (``override``)."""
     try:
         effective, sources = effective_settings()
-        now = flatten(effective)
+        now = {r.key: r.value for r in setting_rows(effective, sources, engine.pm)}
     except SettingsError:
         now, sources = {}, {}
-    helps = describe_fields()
-    rows = [{"key": key, "value": mask_secret(key, value), "help": helps.get(key, ""),
-             "source": sources.get(key, "default") if now.get(key) == value else "override"}
-            for key, value in flat.items()]
+    rows = [{**r.to_dict(), "value": mask_secret(r.key, r.value),
+             "source": r.source if now.get(r.key) == r.value else "override"}
+            for r in setting_rows(engine.settings, sources, engine.pm)]
     return {"profile": engine.settings.profile, "settings": rows}
