@@ -13,6 +13,9 @@ of the same id into the same kb replaces it; :func:`migrate` moves it to its key
 2. the registry gets the record under its key (same content hash, status and timestamps), then
    the legacy record goes, then every legacy row.
 
+The biomed compound index keeps the entries it wrote under the old ids; its search finds their
+documents under the new keys (``eagle_rag_biomed.chem.store.migrated_record``).
+
 A crash midway leaves both copies; running the migration again finishes it (a legacy record whose
 key the registry already holds is simply removed). ``eagle-rag doctor`` reports legacy documents
 (finding ``legacy``) and ``eagle-rag doctor --repair`` runs this.

@@ -83,6 +83,19 @@ def test_ingest_through_the_server_then_searchable(served, tmp_path):
     assert "not found: no-such-document" in deleted.stderr
 
 
+def test_delete_takes_the_kb_of_an_id_that_two_kbs_hold(served, tmp_path):
+    note = tmp_path / "records.jsonl"
+    note.write_text(json.dumps({"id": "shared-7", "title": "Planarian", "text": "Planarian neoblasts."}) + "\n")
+    for kb in ("left", "right"):
+        assert run_cli(served.data_dir, "ingest", str(note), "--kb", kb).returncode == 0
+    ambiguous = run_cli(served.data_dir, "delete", "shared-7")
+    assert ambiguous.returncode == 1 and "ambiguous" in clean(ambiguous) and "left" not in ambiguous.stderr
+    deleted = run_cli(served.data_dir, "delete", "shared-7", "--kb", "left")
+    assert deleted.returncode == 0 and "deleted shared-7" in clean(deleted)
+    with EagleClient(served.url) as client:
+        assert client.get_document("shared-7")["kb_name"] == "right"  # the other kb's copy stays
+
+
 def test_doctor_checks_through_the_server_and_repair_refuses_in_one_line(served):
     result = run_cli(served.data_dir, "doctor")
     assert result.returncode == 0 and "consistent" in clean(result)

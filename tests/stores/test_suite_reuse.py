@@ -85,7 +85,7 @@ def run_outside(tmp_path: Path) -> dict[str, dict[str, tuple[str, str]]]:
 def test_the_package_exports_the_three_suites() -> None:
     assert sorted(eagle_rag.testing.__all__) == ["DocumentRegistrySuite", "LexicalIndexSuite", "VectorStoreSuite"]
     counts = {suite.__name__: len(suite_tests(suite)) for suite in SUITES}
-    assert counts == {"DocumentRegistrySuite": 13, "VectorStoreSuite": 10, "LexicalIndexSuite": 13}
+    assert counts == {"DocumentRegistrySuite": 14, "VectorStoreSuite": 10, "LexicalIndexSuite": 13}
     assert not any(suite.__name__.startswith("Test") for suite in SUITES)  # collected only when subclassed
 
 

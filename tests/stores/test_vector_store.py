@@ -95,6 +95,28 @@ def test_milvus_limits_raise_clearly(store: MilvusVectorStore, collection: str) 
         store.search("no_such_collection", _vec(1), top_k=1)
 
 
+def test_document_keys_fit_new_collections_and_old_ones_say_why_not(
+    store: MilvusVectorStore, collection_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key ``<kb>/<id>`` takes up to 129 bytes: new collections hold 160; one created with the old 64-byte
+    column refuses a longer key with a ValueError that says why, and its rows and reads keep working."""
+    from eagle_rag.stores import milvus_schema as ms
+
+    key = "k" * 64 + "/" + "i" * 64
+    store.ensure_collection(collection_name, DIM)
+    assert store.upsert(collection_name, [Chunk(id="new", text="t", document_id=key)], [_vec(1)]) == 1
+    assert store.chunk_ids_for_document(collection_name, key) == {"new"}
+    store.drop_collection(collection_name)
+    with monkeypatch.context() as old:
+        old.setitem(ms.ID_LIMITS, "document_id", 64)
+        store.ensure_collection(collection_name, DIM)
+    store._infos.clear()  # as a process started after the upgrade sees the collection
+    with pytest.raises(ValueError, match="created with .before document keys held the kb name"):
+        store.upsert(collection_name, [Chunk(id="old", text="t", document_id=key)], [_vec(1)])
+    assert store.upsert(collection_name, [Chunk(id="ok", text="t", document_id="demo/abs-008")], [_vec(1)]) == 1
+    store.drop_collection(collection_name)
+
+
 @pytest.mark.parametrize(("metric", "sign"), [("L2", -1.0), ("IP", 1.0)])
 def test_other_metrics_score_higher_is_better(
     store: MilvusVectorStore, collection_name: str, metric: str, sign: float

@@ -62,10 +62,21 @@ class _Info:
     metric: str
     fields: frozenset[str]
     extra_fields: tuple[str, ...]
+    document_id_bytes: int = ms.ID_LIMITS["document_id"]
+    """The byte limit of the collection's ``document_id`` column (64 in collections created before
+    document keys held the kb)."""
 
     @property
     def output_fields(self) -> list[str]:
         return [f for f in ms.OUTPUT_FIELDS if f in self.fields]
+
+
+def _max_length(field: Any, default: int) -> int:
+    """The ``max_length`` of a VARCHAR field as ``describe_collection`` gives it (``default`` if absent)."""
+    try:
+        return int(field["params"]["max_length"])
+    except (KeyError, TypeError, ValueError):
+        return default
 
 
 def _check_name(name: str) -> str:
@@ -219,6 +230,7 @@ class MilvusVectorStore:
                 physical=physical, dim=dim, metric=str(index.get("metric_type", "COSINE")).upper(),
                 fields=frozenset(fields),
                 extra_fields=tuple(f for f in fields if f not in ms.BASE_FIELDS),
+                document_id_bytes=_max_length(fields.get("document_id"), ms.ID_LIMITS["document_id"]),
             )
             self._infos[name] = info
             return info
@@ -262,6 +274,10 @@ class MilvusVectorStore:
                         f"chunk {chunk.id!r}: vector has dim {len(vector)}, collection "
                         f"{collection!r} expects {info.dim}"
                     )
+                if len(chunk.document_id.encode("utf-8")) > info.document_id_bytes:
+                    raise ValueError(f"chunk {chunk.id!r}: the document key {chunk.document_id!r} is longer than the "
+                                     f"{info.document_id_bytes} bytes collection {collection!r} was created with "
+                                     "(before document keys held the kb name); use a shorter kb name")
                 values = [float(x) for x in vector]
                 if not all(math.isfinite(x) for x in values):
                     raise ValueError(f"chunk {chunk.id!r}: vector has a NaN or infinite value")

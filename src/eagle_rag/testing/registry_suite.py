@@ -14,7 +14,7 @@ import pytest
 from eagle_rag.protocols import DocumentRecord, DocumentRegistry
 from eagle_rag.stores.filters import InvalidFilterError
 from eagle_rag.testing.fixtures import missing_fixture
-from eagle_rag.types import DocumentStatus
+from eagle_rag.types import DocumentStatus, document_key
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 """``created_at`` of every :func:`make_record` (``updated_at`` is one minute later)."""
@@ -50,6 +50,17 @@ class DocumentRegistrySuite:
         assert got == DocumentRecord(**{**record.__dict__, "tags": ("zeta", "alpha")})
         assert got.created_at.tzinfo is not None and got.created_at.utcoffset() == timedelta(0)
         assert registry.get("missing") is None
+
+    def test_the_same_id_in_two_kbs_is_two_documents(self, registry: DocumentRegistry) -> None:
+        """Documents are stored under ``document_key(kb, id)``: one id in two kbs is two rows, each
+        with its own tags, and deleting one leaves the other."""
+        left, right = document_key("kb1", "abs-008"), document_key("kb2", "abs-008")
+        registry.upsert_many([make_record(left, kb="kb1", tags=("x",)), make_record(right, kb="kb2", tags=("y",))])
+        assert registry.count() == 2 and registry.document_ids_with_tags(["x"]) == {left}
+        assert registry.complete_ids([left, right, "abs-008"]) == {left, right}
+        assert registry.delete(left) and registry.get(left) is None
+        got = registry.get(right)
+        assert got is not None and (got.kb_name, got.tags) == ("kb2", ("y",))
 
     def test_non_utc_times_are_stored_as_utc(self, registry: DocumentRegistry) -> None:
         plus2 = timezone(timedelta(hours=2))

@@ -23,7 +23,9 @@ from eagle_rag.plugin_api import (
     InvalidFilterError,
     InvalidRequest,
     Services,
+    document_key,
     public_document_id,
+    split_document_key,
     validate_kb_name,
 )
 from eagle_rag_biomed.chem.fingerprints import MORGAN_BITS, MORGAN_RADIUS, FingerprintIndex, resolve_compound_query
@@ -75,6 +77,18 @@ class FingerprintStore:
             if added:
                 index.save(self.directory)
         return added
+
+
+def migrated_record(registry: Any, index: FingerprintIndex, compound_id: str) -> Any:
+    """The registry record of a compound indexed under its own id alone (before document identity was
+    kb and id) whose document ``eagle-rag doctor --repair`` moved to its kb-scoped key: the one kb that
+    holds the id without an index entry of its own (a compound ingested since is indexed by key)."""
+    kb, own_id = split_document_key(compound_id)
+    if kb is not None:
+        return None
+    keys = [document_key(name, own_id) for name in sorted(registry.kb_names())]
+    found = [r for key in keys if key not in index and (r := registry.get(key)) is not None]
+    return found[0] if len(found) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -147,12 +161,12 @@ def biomed_retrieve_compounds(source: Any, smiles_or_name: str, top_k: int = 5,
     registry = services.registry
     hits: list[CompoundMatch] = []
     for hit in index.search(resolved.smiles, len(index)):
-        record = registry.get(hit.compound_id)
+        record = registry.get(hit.compound_id) or migrated_record(registry, index, hit.compound_id)
         if record is None or record.status is not DocumentStatus.COMPLETE:
             continue
         if kb_name is not None and record.kb_name != kb_name:
             continue
-        hits.append(CompoundMatch(public_document_id(hit.compound_id), hit.name or record.name, hit.smiles,
+        hits.append(CompoundMatch(public_document_id(record.id), hit.name or record.name, hit.smiles,
                                   round(hit.similarity, 6), len(hits) + 1, record.kb_name, record.source_uri))
         if len(hits) >= top_k:
             break

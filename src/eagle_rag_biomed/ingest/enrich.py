@@ -22,7 +22,15 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePath
 from typing import Any
 
-from eagle_rag.plugin_api import Chunk, EncoderLoadError, HookContext, ParsedDocument, TextEncoder, is_visual_chunk
+from eagle_rag.plugin_api import (
+    Chunk,
+    EncoderLoadError,
+    HookContext,
+    ParsedDocument,
+    TextEncoder,
+    is_visual_chunk,
+    public_document_id,
+)
 from eagle_rag_biomed.ingest.classify import NO_VISION, BiomedImageClassifier
 from eagle_rag_biomed.ingest.doc_router import DocumentTextProfile, classify_document_text_profile
 from eagle_rag_biomed.ingest.sections import detect_doc_type, detect_section
@@ -60,7 +68,7 @@ def primary_drugs(doc: ParsedDocument, chunk: Chunk) -> list[str]:
     file_name = PurePath(doc.source_uri.split("#", 1)[0]).name
     label_drugs = ", ".join(str(n) for n in doc.metadata.get("drug_names") or ())
     return drug_names([file_name, short_uri, chunk.path.replace(PATH_SEP, "; "), label_drugs,
-                       chunk.text[:TEXT_HEAD], doc.document_id])
+                       chunk.text[:TEXT_HEAD], public_document_id(doc.document_id)])  # not the kb name
 
 
 def _profile_encoder(ctx: HookContext) -> TextEncoder | None:

@@ -178,3 +178,26 @@ def test_top_k_stable_equals_a_stable_full_sort() -> None:
         scores = rng.integers(0, 5, size=int(rng.integers(1, 40))).astype(float) / 4  # many ties
         k = int(rng.integers(1, 45))
         assert top_k_stable(scores, k).tolist() == np.argsort(-scores, kind="stable")[:k].tolist()
+
+
+def test_a_compound_indexed_before_kb_scoped_ids_finds_its_migrated_document() -> None:
+    from datetime import UTC, datetime
+
+    from eagle_rag.protocols import DocumentRecord
+    from eagle_rag.stores.registry import SqlDocumentRegistry
+    from eagle_rag.types import DocumentStatus
+    from eagle_rag_biomed.chem.store import migrated_record
+
+    now = datetime.now(UTC)
+    registry = SqlDocumentRegistry("sqlite://")
+
+    def record(key: str, kb: str) -> None:
+        registry.upsert(DocumentRecord(key, kb, "Aspirin", "x.sdf", "h", DocumentStatus.COMPLETE, 1, (), "", now, now))
+
+    index = _small_index()  # "c1" was indexed by its own id; doctor --repair moved its document to demo/c1
+    record("demo/c1", "demo")
+    assert migrated_record(registry, index, "c1").id == "demo/c1"
+    index.add("lab/c1", ASPIRIN, "aspirin")  # ingested since into another kb: indexed by its key
+    record("lab/c1", "lab")
+    assert migrated_record(registry, index, "c1").id == "demo/c1"
+    assert migrated_record(registry, index, "lab/c1") is None and migrated_record(registry, index, "c9") is None
