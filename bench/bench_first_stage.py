@@ -204,6 +204,17 @@ def index_parser(doc: str | None) -> argparse.ArgumentParser:
     return parser
 
 
+def claims_and_vectors(beir: Path) -> tuple[dict[str, Any], dict[str, str], np.ndarray, np.ndarray]:
+    """Train and test of ``beir``, the text of every claim of both (train first), and the claims' bge-small
+    vectors with and without the query instruction (rows in the order of the claims)."""
+    splits = {split: load_beir(beir, split) for split in ("train", "test")}
+    queries = {q: text for data in splits.values() for q, text in data.queries.items()}
+    texts = list(queries.values())
+    with_instruction = np.array(bundled_bge_small("i").encode_queries(texts), dtype=np.float32)
+    plain = np.array(bundled_bge_small("n", query_instruction="").encode_queries(texts), dtype=np.float32)
+    return splits, queries, with_instruction, plain
+
+
 def index_args(doc: str | None) -> argparse.Namespace:
     """The parsed :func:`index_parser` arguments."""
     return index_parser(doc).parse_args()
@@ -216,13 +227,9 @@ def main() -> None:
     parser.add_argument("--chunk-chars", default="",
                         help="comma-separated chunk sizes to re-chunk the corpus at (slow: embeds the new chunks)")
     args = parser.parse_args()
-    splits = {split: load_beir(args.beir, split) for split in ("train", "test")}
+    splits, queries, with_instruction, plain = claims_and_vectors(args.beir)
     qrels = {split: data.qrels for split, data in splits.items()}
-    queries = {q: text for data in splits.values() for q, text in data.queries.items()}
     wanted = list(queries)
-    texts = [queries[q] for q in wanted]
-    with_instruction = np.array(bundled_bge_small("i").encode_queries(texts), dtype=np.float32)
-    plain = np.array(bundled_bge_small("n", query_instruction="").encode_queries(texts), dtype=np.float32)
     settings = load_settings(overrides={"profile": "biomed", "data_dir": str(args.data_dir)})
     with Engine(settings) as engine:
         channels = Channels(engine)

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 import pysbd
-import syntok.segmenter as syntok_segmenter
 from ranx import Qrels, Run, evaluate
 
 from eagle_rag.encoders import BUNDLED_BGE_SMALL, load_native_text_encoder
@@ -42,6 +41,8 @@ def pysbd_plain(text: str) -> list[str]:
 
 
 def syntok_split(text: str) -> list[str]:
+    import syntok.segmenter as syntok_segmenter  # only for this comparison (not a project dependency)
+
     out = []
     for paragraph in syntok_segmenter.analyze(text):
         for sentence in paragraph:
