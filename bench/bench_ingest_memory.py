@@ -1,13 +1,21 @@
-"""Peak memory of ``eagle-rag ingest --dry-run`` over a large and a small generated JSONL file.
+"""Peak memory of ``eagle-rag ingest --dry-run`` over a large and a small generated multi-record file.
 
 Ingest reads multi-record files record by record, so its memory should not depend on the file's
-size. This script writes two BEIR-style JSONL files of the same records (default 1 GB and 10 MB,
-about 1 KB a record, with a few bad records sprinkled in), runs ``eagle-rag ingest --dry-run --json``
-over each in a fresh subprocess, and prints each run's peak RSS (``ru_maxrss`` of the child),
-records, wall time, and the ratio large/small (the target: within 1.2).
+size. This script writes two files of the same kind of records (default 1 GB and 10 MB, with a few
+bad records sprinkled in), runs ``eagle-rag ingest --dry-run --json`` over each in a fresh
+subprocess, and prints each run's peak RSS (the child's own ``VmHWM``), records, wall time, and the
+ratio large/small (the target: within 1.2). ``--format`` picks the records:
 
-    .venv/bin/python bench/bench_ingest_memory.py                     # 1 GB vs 10 MB under /tmp
-    .venv/bin/python bench/bench_ingest_memory.py --large-mb 200 --keep
+- ``jsonl``: a BEIR-style corpus, about 1 KB a record, the core profile;
+- ``pubmed``: a PubMed XML set (``PubmedArticleSet``) of generated articles shaped like PubMed's
+  (journal, date, title, four labelled abstract parts, authors, MeSH terms, keywords, DOI; about
+  4 KB each), one article without an ``<Article>`` in every BAD_EVERY, the ``biomed`` profile;
+- ``sdf``: an SD file of the real DrugBank open structures (``../shared/data/compounds``, with 2D
+  coordinates) repeated, one unreadable record in every BAD_EVERY, the ``biomed`` profile (RDKit).
+
+    .venv/bin/python bench/bench_ingest_memory.py                     # JSONL, 1 GB vs 10 MB under /tmp
+    .venv/bin/python bench/bench_ingest_memory.py --format pubmed --large-mb 300
+    .venv/bin/python bench/bench_ingest_memory.py --format sdf --large-mb 300
 
 The generated files are deleted afterwards unless ``--keep``.
 """
@@ -15,6 +23,7 @@ The generated files are deleted afterwards unless ``--keep``.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -48,16 +57,105 @@ def write_corpus(path: Path, target_bytes: int, seed: int = 7) -> int:
     return records
 
 
+JOURNALS = ["Lancet Oncol", "N Engl J Med", "J Clin Oncol", "Diabetes Care", "Circulation", "Nat Med", "BMJ"]
+SURNAMES = ["Smith", "Wang", "Garcia", "Muller", "Rossi", "Kim", "Nguyen", "Silva", "Ivanova", "Tanaka"]
+MESH = ["Humans", "Adult", "Female", "Male", "Middle Aged", "Neoplasms", "Diabetes Mellitus, Type 2", "Metformin",
+        "Protein Kinase Inhibitors", "Treatment Outcome", "Cohort Studies", "Risk Factors", "Mice", "Aspirin"]
+LABELS = ["BACKGROUND", "METHODS", "RESULTS", "CONCLUSIONS"]
+
+
+def _pubmed_article(rng: random.Random, pmid: int) -> str:
+    if pmid % BAD_EVERY == 0:  # a citation without an <Article>: one bad record
+        return f"<PubmedArticle>\n<MedlineCitation Status=\"MEDLINE\">\n<PMID Version=\"1\">{pmid}</PMID>\n" \
+               "</MedlineCitation>\n</PubmedArticle>\n"
+    title = " ".join(rng.choices(WORDS, k=14)).capitalize() + "."
+    parts = "".join(f"<AbstractText Label=\"{label}\" NlmCategory=\"{label}\">"
+                    f"{' '.join(rng.choices(WORDS, k=55)).capitalize()}.</AbstractText>\n" for label in LABELS)
+    authors = "".join(f"<Author ValidYN=\"Y\"><LastName>{rng.choice(SURNAMES)}</LastName><ForeName>A</ForeName>"
+                      f"<Initials>{chr(65 + i)}</Initials></Author>\n" for i in range(6))
+    mesh = "".join(f"<MeshHeading><DescriptorName UI=\"D{rng.randrange(10**6):06d}\" MajorTopicYN=\"N\">{term}"
+                   "</DescriptorName></MeshHeading>\n" for term in rng.sample(MESH, 8))
+    keywords = "".join(f"<Keyword MajorTopicYN=\"N\">{w}</Keyword>" for w in rng.sample(WORDS, 4))
+    return (f"<PubmedArticle>\n<MedlineCitation Status=\"MEDLINE\" Owner=\"NLM\">\n"
+            f"<PMID Version=\"1\">{pmid}</PMID>\n<Article PubModel=\"Print\">\n<Journal>\n"
+            f"<JournalIssue CitedMedium=\"Internet\"><Volume>{rng.randrange(1, 400)}</Volume>"
+            f"<PubDate><Year>{rng.randrange(1990, 2026)}</Year><Month>Mar</Month></PubDate></JournalIssue>\n"
+            f"<Title>{rng.choice(JOURNALS)}</Title>\n</Journal>\n<ArticleTitle>{title}</ArticleTitle>\n"
+            f"<Abstract>\n{parts}</Abstract>\n<AuthorList CompleteYN=\"Y\">\n{authors}</AuthorList>\n"
+            f"<Language>eng</Language>\n</Article>\n<MeshHeadingList>\n{mesh}</MeshHeadingList>\n"
+            f"<KeywordList Owner=\"NOTNLM\">{keywords}</KeywordList>\n</MedlineCitation>\n<PubmedData>\n"
+            f"<ArticleIdList><ArticleId IdType=\"pubmed\">{pmid}</ArticleId>"
+            f"<ArticleId IdType=\"doi\">10.1000/bench.{pmid}</ArticleId></ArticleIdList>\n</PubmedData>\n"
+            "</PubmedArticle>\n")
+
+
+def write_pubmed(path: Path, target_bytes: int, seed: int = 7) -> int:
+    """Write a PubMed set of about ``target_bytes`` to ``path``. Returns the articles written."""
+    rng = random.Random(seed)
+    head = ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE PubmedArticleSet PUBLIC "-//NLM//DTD PubMedArticle, '
+            '1st January 2025//EN" "https://dtd.nlm.nih.gov/ncbi/pubmed/out/pubmed_250101.dtd">\n<PubmedArticleSet>\n')
+    written, records = len(head), 0
+    with path.open("w", encoding="utf-8") as fh:
+        fh.write(head)
+        while written < target_bytes:
+            records += 1
+            text = _pubmed_article(rng, records)
+            fh.write(text)
+            written += len(text)
+        fh.write("</PubmedArticleSet>\n")
+    return records
+
+
+@functools.cache
+def _drugbank_molecules() -> list[str]:
+    """The SD records of every DrugBank open structure RDKit reads, with 2D coordinates."""
+    from eagle_rag_biomed.chem.sdf_writer import drugbank_sdf_text
+
+    text, _ = drugbank_sdf_text(limit=10**6)
+    return [m + "$$$$\n" for m in text.split("$$$$\n") if m.strip()]
+
+
+def write_sdf(path: Path, target_bytes: int) -> int:
+    """Write the DrugBank open structures to ``path`` again and again up to about ``target_bytes``, one
+    unreadable record in every BAD_EVERY. Returns the records written."""
+    from eagle_rag_biomed.chem.sdf_writer import BAD_RECORD
+
+    molecules = _drugbank_molecules()
+    written = records = 0
+    with path.open("w", encoding="utf-8") as fh:
+        while written < target_bytes:
+            records += 1
+            block = BAD_RECORD if records % BAD_EVERY == 0 else molecules[records % len(molecules)]
+            fh.write(block)
+            written += len(block)
+    return records
+
+
+FORMATS = {"jsonl": (".jsonl", write_corpus), "pubmed": (".xml", write_pubmed), "sdf": (".sdf", write_sdf)}
+
+
 def dry_run(path: Path, data_dir: Path) -> dict[str, float]:
-    """Run the CLI's dry run over ``path`` in a child process; its peak RSS (MiB), records and seconds."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
-    env.update({"EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
-                "EAGLE_RAG_PLUGINS__ENABLED": "[]"})
+    """Run the CLI's dry run over ``path`` in a child process; its peak RSS (MiB), records and seconds.
+    A ``.jsonl`` file runs with the core profile, any other with the ``biomed`` profile."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("EAGLE_RAG_", "EAGLE_BIOMED_"))}
+    env.update({"EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic"})
+    if path.suffix == ".jsonl":
+        env["EAGLE_RAG_PLUGINS__ENABLED"] = "[]"
+    else:
+        env.update({"EAGLE_RAG_PROFILE": "biomed", "EAGLE_BIOMED_ENCODER_MODE": "deterministic"})
+    # VmHWM is the peak of this process's own memory since its exec; ru_maxrss is not: Linux carries the
+    # parent's resident size over a vfork + exec into it (341 MiB after writing the SD file in-process)
     code = ("import resource, sys\n"
             "from eagle_rag.cli import main\n"
+            "def peak_kb():\n"
+            "    try:\n"
+            "        with open('/proc/self/status') as status:\n"
+            "            return next(int(l.split()[1]) for l in status if l.startswith('VmHWM:'))\n"
+            "    except (OSError, StopIteration):\n"
+            "        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
             "try:\n    main(sys.argv[1:])\n"
             "finally:\n"
-            "    print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n")
+            "    print('PEAK_RSS_KB', peak_kb(), file=sys.stderr)\n")
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", code, "ingest", str(path), "--kb", "bench", "--dry-run", "--json"],
                           env=env, capture_output=True, text=True, check=False)
@@ -71,6 +169,7 @@ def dry_run(path: Path, data_dir: Path) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--format", choices=sorted(FORMATS), default="jsonl")
     parser.add_argument("--large-mb", type=int, default=1024)
     parser.add_argument("--small-mb", type=int, default=10)
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()))
@@ -80,9 +179,10 @@ def main() -> None:
     rows = []
     try:
         for label, mb in (("small", args.small_mb), ("large", args.large_mb)):
-            path = work / f"{label}.jsonl"
+            suffix, write = FORMATS[args.format]
+            path = work / f"{label}{suffix}"
             started = time.perf_counter()
-            records = write_corpus(path, mb * 1024 * 1024)
+            records = write(path, mb * 1024 * 1024)
             print(f"generated {path} ({path.stat().st_size / 2**20:.0f} MiB, {records} records) "
                   f"in {time.perf_counter() - started:.0f} s", flush=True)
             result = dry_run(path, work / f"data-{label}")
@@ -92,7 +192,7 @@ def main() -> None:
     finally:
         if not args.keep:
             subprocess.run(["rm", "-rf", str(work)], check=False)
-    print("\n| file | size | records | bad | dry-run s | records/s | peak RSS MiB |")
+    print(f"\n{args.format}:\n| file | size | records | bad | dry-run s | records/s | peak RSS MiB |")
     print("|---|---|---|---|---|---|---|")
     for label, size, r in rows:
         print(f"| {label} | {size / 2**20:.0f} MiB | {r['records']:.0f} | {r['bad']:.0f} | {r['seconds']:.1f} | "
