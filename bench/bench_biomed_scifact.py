@@ -7,7 +7,10 @@
 ``ablation`` runs the cumulative configurations of :data:`ABLATION` (each a search mode plus the
 ``stages`` switches of the biomed plugin options; the dense-suffix row forces the suffix on, later rows
 use its default, ``auto``) and prints nDCG@10, Recall@100, MRR@10 and the
-latency per query (p50 / p95). ``tune`` runs the full pipeline once with every Tier-2 signal recorded
+latency per query (p50 / p95); ``--runs DIR`` keeps each row's ranked documents and latency per claim
+(one JSON line per claim, written as it is answered) and ``score --runs FILE`` scores such a log, also
+one stopped early, writing every claim's nDCG@10 next to it. ``tune`` runs the full pipeline once
+with every Tier-2 signal recorded
 (cross-encoder and late interaction included; ``--json`` saves the recording, ``--score-cache`` memoises
 the model scores for a later recording), then searches the weights offline on the recorded signals
 (exact: the signals do not depend on the weights) for each pool size of ``--pools`` and both
@@ -24,6 +27,7 @@ train split only; evaluate once on test. The index is built by ``eagle-rag eval 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import logging
@@ -77,19 +81,43 @@ def engine_for(data_dir: Path, options: dict[str, Any]) -> Engine:
     return Engine(settings)
 
 
-def run(engine: Engine, data: Any, mode: SearchMode, top_k: int = 100) -> tuple[dict[str, float], list[float]]:
+def run(engine: Engine, data: Any, mode: SearchMode, top_k: int = 100,
+        log: Path | None = None) -> tuple[dict[str, float], list[float]]:
+    """Every claim of ``data`` through ``engine``; with ``log``, one JSON line per claim as it is answered
+    (``qid``, ranked ``docs``, ``ms``), so a run stopped early can still be scored (``score``)."""
     runs: dict[str, dict[str, float]] = {}
     latencies: list[float] = []
-    for qid, text in data.queries.items():
-        started = time.perf_counter()
-        response = engine.search(SearchRequest(query=text, top_k=top_k, mode=mode, kb_names=(KB_NAME,)))
-        latencies.append((time.perf_counter() - started) * 1000)
-        scores: dict[str, float] = {}
-        for rank, hit in enumerate(response.hits):
-            scores.setdefault(str(hit.metadata.get("record_id", hit.document_id)), float(top_k - rank))
-        runs[qid] = scores or {"__none__": 0.0}
-    metrics = evaluate(Qrels(data.qrels), Run(runs), ["ndcg@10", "recall@100", "mrr@10"], make_comparable=True)
-    return {k: round(float(v), 4) for k, v in dict(metrics).items()}, latencies
+    with (log.open("w", encoding="utf-8") if log else contextlib.nullcontext()) as out:
+        for qid, text in data.queries.items():
+            started = time.perf_counter()
+            response = engine.search(SearchRequest(query=text, top_k=top_k, mode=mode, kb_names=(KB_NAME,)))
+            latencies.append((time.perf_counter() - started) * 1000)
+            docs = list(dict.fromkeys(str(hit.metadata.get("record_id", hit.document_id)) for hit in response.hits))
+            runs[qid] = {doc: float(top_k - rank) for rank, doc in enumerate(docs)} or {"__none__": 0.0}
+            if out is not None:
+                out.write(json.dumps({"qid": qid, "docs": docs, "ms": round(latencies[-1], 1)}) + "\n")
+                out.flush()
+    return scored(data.qrels, runs), latencies
+
+
+def scored(qrels: dict[str, dict[str, int]], runs: dict[str, dict[str, float]]) -> dict[str, float]:
+    """nDCG@10, Recall@100 and MRR@10 of ``runs`` over the claims it holds."""
+    judged = {q: qrels[q] for q in runs}
+    metrics = evaluate(Qrels(judged), Run(runs), ["ndcg@10", "recall@100", "mrr@10"], make_comparable=True)
+    return {k: round(float(v), 4) for k, v in dict(metrics).items()}
+
+
+def score(args: argparse.Namespace, data: Any) -> None:
+    """Score the claim log of ``--runs`` (also one stopped early) and write each claim's nDCG@10 next to it."""
+    lines = [json.loads(line) for line in Path(args.runs).read_text(encoding="utf-8").splitlines() if line]
+    runs = {r["qid"]: {d: float(100 - i) for i, d in enumerate(r["docs"])} or {"__none__": 0.0} for r in lines}
+    judged = {q: data.qrels[q] for q in runs}
+    per_claim = evaluate(Qrels(judged), Run(runs), "ndcg@10", return_mean=False, make_comparable=True)
+    latencies = sorted(float(r["ms"]) for r in lines)
+    print(f"{args.runs}: {len(runs)} of {len(data.queries)} claims  {scored(data.qrels, runs)}  "
+          f"p50 {percentile(latencies, 50):.0f} ms  p95 {percentile(latencies, 95):.0f} ms")
+    Path(args.runs).with_suffix(".ndcg.json").write_text(json.dumps(dict(zip(runs, map(float, per_claim),
+                                                                             strict=True))))
 
 
 def ablation(args: argparse.Namespace, data: Any) -> None:
@@ -98,8 +126,9 @@ def ablation(args: argparse.Namespace, data: Any) -> None:
     for name, mode, stages in ABLATION:
         if args.only and name not in args.only.split(","):
             continue
+        log = Path(args.runs) / f"{args.split}-{name.strip('+ ').replace(' ', '-')}.jsonl" if args.runs else None
         with engine_for(args.data_dir, {**base, "stages": {**stages, **base.get("stages", {})}}) as engine:
-            metrics, lat = run(engine, data, mode)
+            metrics, lat = run(engine, data, mode, log=log)
         lat.sort()
         row = {"config": name, "mode": mode.value, **metrics, "p50_ms": round(percentile(lat, 50), 1),
                "p95_ms": round(percentile(lat, 95), 1)}
@@ -402,7 +431,7 @@ def _chunks_by_record(engine: Engine) -> dict[str, list[NodeWithScore]]:
 def main() -> None:
     logging.getLogger("pymilvus").setLevel(logging.ERROR)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["ablation", "tune", "siblings", "sentences"])
+    parser.add_argument("command", choices=["ablation", "tune", "siblings", "sentences", "score"])
     parser.add_argument("--beir", type=Path, default=Path("../shared/data/beir/scifact"))
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--split", default="test")
@@ -414,8 +443,13 @@ def main() -> None:
     parser.add_argument("--recorded", default="", help="tune: search the weights of a saved recording (no run)")
     parser.add_argument("--sentence-pool", type=int, default=10, help="sentences: pool documents scored")
     parser.add_argument("--pools", default="30", help="tune: comma-separated pool sizes to evaluate (<= recorded)")
+    parser.add_argument("--runs", default="", help="ablation: folder for one claim log (JSON lines) per row; "
+                                                   "score: the claim log to score")
     args = parser.parse_args()
     data = load_beir(args.beir, args.split, args.limit_queries)
+    if args.command == "score":
+        score(args, data)
+        return
     with engine_for(args.data_dir, {}) as engine:
         ensure_index(engine, data)
     print(f"{args.beir} split={args.split} queries={len(data.queries)}", flush=True)
