@@ -10,6 +10,7 @@ import pytest
 from eagle_rag.audit import PluginAudit
 from eagle_rag.context import HookContext
 from eagle_rag.plugin_manager import build_plugin_manager
+from eagle_rag.plugin_options import PluginOptionsError
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchRequest
 
@@ -35,3 +36,10 @@ def test_template_answers_only_in_its_namespace(namespace, expected):
     assert pm.hook.eagle_query_dense_expand(ctx=ctx, query="q", plan=None, request=request).dense_query == expected
     suffixes = pm.hook.eagle_query_assemble(ctx=ctx, request=request)
     assert suffixes == (["x"] if namespace == "example" else [])
+
+
+def test_template_declares_its_options():
+    settings = load_settings(environ={}, overrides={"plugins": {"enabled": [], "options": {"example": {"sufix": "x"}}}})
+    with pytest.raises(PluginOptionsError, match="plugins.options.example.sufix: unknown option 'sufix'; "
+                                                  "did you mean 'suffix'"):
+        build_plugin_manager(settings, [("example", load_template())])
