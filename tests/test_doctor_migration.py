@@ -62,6 +62,15 @@ def rows(engine: Engine, document: str) -> dict[str, int]:
             "tokens": len(engine.tokens.chunk_refs([document]))}
 
 
+def rows_with_vectors(engine: Engine, document: str) -> list[tuple[str, str, list[float]]]:
+    """(collection, text, vector) of every chunk and sentence row of one document."""
+    out = []
+    for collection in (COLLECTION, sentence_collection(COLLECTION)):
+        ids = sorted(engine.vectors.chunk_ids_for_document(collection, document))
+        out += sorted((collection, chunk.text, vector) for chunk, vector in engine.vectors.get_rows(collection, ids))
+    return out
+
+
 def hits(engine: Engine, query: str, mode: SearchMode) -> list[tuple[str, str, str, float]]:
     response = engine.search(SearchRequest(query, top_k=5, kb_names=("demo",), mode=mode))
     return [(h.document_id, h.kb_name, h.text, h.score) for h in response.hits]
@@ -88,6 +97,7 @@ def test_a_legacy_index_is_served_replaced_by_id_and_migrated(engine: Engine, tm
     assert before["abs-009"]["tokens"] == before["abs-009"]["vectors"] > 0 and before["abs-009"]["sentences"] >= 2
     served = {mode: hits(engine, "warfarin INR monitoring", mode) for mode in (SearchMode.BM25, SearchMode.DENSE)}
     record = engine.registry.get("abs-010")
+    vectors = rows_with_vectors(engine, "abs-009")
 
     report = doctor.repair(engine, doctor.check(engine))
     assert any("moved 2 documents" in a for a in report.actions), report.actions
@@ -99,7 +109,8 @@ def test_a_legacy_index_is_served_replaced_by_id_and_migrated(engine: Engine, tm
     moved = engine.registry.get(document_key("demo", "abs-010"))
     assert record is not None and moved is not None
     assert (moved.content_hash, moved.created_at, moved.kb_name) == (record.content_hash, record.created_at, "demo")
-    assert hits(engine, "warfarin INR monitoring", SearchMode.DENSE) == served[SearchMode.DENSE]  # same vectors
+    assert rows_with_vectors(engine, document_key("demo", "abs-009")) == vectors  # copied, not embedded again
+    assert hits(engine, "warfarin INR monitoring", SearchMode.DENSE) == served[SearchMode.DENSE]
     bm25 = hits(engine, "warfarin INR monitoring", SearchMode.BM25)  # scores move: tantivy counts deleted rows
     assert [h[:3] for h in bm25] == [h[:3] for h in served[SearchMode.BM25]]
     assert service.get_document(engine, "abs-009")["id"] == "abs-009"

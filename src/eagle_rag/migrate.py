@@ -6,12 +6,12 @@ and of its token vectors. Such a legacy document is still found by search and by
 of the same id into the same kb replaces it; :func:`migrate` moves it to its key
 (:func:`eagle_rag.types.document_key`, ``demo/abs-008``) without embedding anything again:
 
-1. every row of the document is read back with its vector (:meth:`MilvusVectorStore.get_rows`) and
+1. every row of a batch of documents is read back with its vector (:meth:`MilvusVectorStore.get_rows`) and
    written under a new chunk id (:func:`migrated_chunk_id`: a hash of the key and the old id, with
    the old content version kept) and the new ``document_id``; sentence rows follow their chunk;
    the lexical indexes get the same chunks, token vectors the same arrays;
-2. the registry gets the record under its key (same content hash, status and timestamps), then
-   the legacy record goes, then every legacy row.
+2. the registry gets the records under their keys (same content hash, status and timestamps), then
+   the legacy records go, then every legacy row.
 
 The biomed compound index keeps the entries it wrote under the old ids; its search finds their
 documents under the new keys (``eagle_rag_biomed.chem.store.migrated_record``).
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from eagle_rag.engine import Engine
 
 PAGE = 5000
+BATCH = 500
+"""Documents (and rows per store call) moved at a time."""
 
 
 def legacy_records(engine: Engine) -> Iterator[DocumentRecord]:
@@ -74,45 +76,64 @@ def _moved(chunk: Chunk, key: str) -> Chunk:
                                source_chunk_id=source, metadata=metadata)
 
 
-def migrate_document(engine: Engine, record: DocumentRecord) -> int:
-    """Move one legacy document to its key (module docstring); returns the rows written."""
-    legacy, key = record.id, document_key(record.kb_name, record.id)
+def _parts(items: list[str], size: int = BATCH) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def migrate_batch(engine: Engine, records: list[DocumentRecord]) -> int:
+    """Move a batch of legacy documents to their keys (module docstring); returns the rows written.
+
+    A legacy document whose key the registry already holds (a re-run after a crash) is only removed.
+    """
     ctx = engine.ctx
+    todo = {r.id: document_key(r.kb_name, r.id) for r in records
+            if engine.registry.get(document_key(r.kb_name, r.id)) is None}
+    flt = StoreFilter(document_ids=tuple(r.id for r in records))
     written = 0
-    if engine.registry.get(key) is None:
-        by_collection: dict[str, list[Chunk]] = {}
-        for collection in vector_collections(ctx):
-            if not engine.vectors.has_collection(collection):
-                continue
-            rows = engine.vectors.get_rows(collection, sorted(engine.vectors.chunk_ids_for_document(collection,
-                                                                                                     legacy)))
-            if rows:
-                moved = [_moved(chunk, key) for chunk, _ in rows]
-                written += engine.vectors.upsert(collection, moved, [vector for _, vector in rows])
-                by_collection[collection] = [chunk for chunk, _ in rows]
-        flt = StoreFilter(document_ids=(legacy,))
-        for collection in collection_names(ctx):
-            if not engine.has_lexical_index(collection):
-                continue
-            lexical = engine.lexical_for(collection)
-            held = {chunk_id for chunk_id, _ in lexical.chunk_refs(flt)}
-            chunks = [_moved(c, key) for c in by_collection.get(collection, []) if c.id in held]
-            if chunks:
-                written += lexical.add(chunks)
-                lexical.commit()
-        old_tokens = engine.tokens.get([c for c, _ in engine.tokens.chunk_refs([legacy])])
-        engine.tokens.put([TokenVectors(migrated_chunk_id(t.chunk_id, key), key, t.key, t.vectors)
-                           for t in old_tokens.values()])
-        engine.registry.upsert(dataclasses.replace(record, id=key))
-    engine.ingestor.delete_document(ctx, legacy)
+    old_rows: dict[str, list[str]] = {}
+    read: dict[str, list[Chunk]] = {}
+    for collection in vector_collections(ctx):
+        if not engine.vectors.has_collection(collection):
+            continue
+        refs = list(engine.vectors.chunk_refs(collection, flt))
+        old_rows[collection] = [chunk_id for chunk_id, _ in refs]
+        for part in _parts([chunk_id for chunk_id, doc in refs if doc in todo]):
+            rows = engine.vectors.get_rows(collection, part)
+            moved = [_moved(chunk, todo[chunk.document_id]) for chunk, _ in rows]
+            written += engine.vectors.upsert(collection, moved, [vector for _, vector in rows])
+            read.setdefault(collection, []).extend(chunk for chunk, _ in rows)
+    for collection in collection_names(ctx):
+        if not engine.has_lexical_index(collection):
+            continue
+        lexical = engine.lexical_for(collection)
+        held = {chunk_id for chunk_id, _ in lexical.chunk_refs(flt)}
+        chunks = [_moved(c, todo[c.document_id]) for c in read.get(collection, []) if c.id in held]
+        written += lexical.add(chunks) if chunks else 0
+        if held:
+            lexical.delete_chunks(sorted(held))
+        lexical.commit()
+    token_refs = engine.tokens.chunk_refs(list(flt.document_ids))
+    moving = [chunk_id for chunk_id, doc in token_refs if doc in todo]
+    for part in _parts(moving):
+        engine.tokens.put([TokenVectors(migrated_chunk_id(t.chunk_id, todo[t.document_id]), todo[t.document_id],
+                                        t.key, t.vectors) for t in engine.tokens.get(part).values()])
+    engine.registry.upsert_many([dataclasses.replace(r, id=todo[r.id]) for r in records if r.id in todo])
+    for record in records:
+        engine.registry.delete(record.id)
+    for collection, chunk_ids in old_rows.items():
+        for part in _parts(chunk_ids):
+            engine.vectors.delete_chunks(collection, part)
+    engine.tokens.delete_chunks(chunk_id for chunk_id, _ in token_refs)
     return written
 
 
 def migrate(engine: Engine) -> list[str]:
-    """Move every legacy document to its key; returns one action line (empty when there was none)."""
+    """Move every legacy document to its key, :data:`BATCH` documents at a time; returns one action
+    line (empty when there was none)."""
     records = list(legacy_records(engine))
     if not records:
         return []
-    rows = sum(migrate_document(engine, record) for record in records)
+    rows = sum(migrate_batch(engine, records[start:start + BATCH]) for start in range(0, len(records), BATCH))
     engine.flush()
     return [f"moved {len(records)} documents to kb-scoped keys ({rows} rows copied, nothing embedded again)"]
