@@ -27,6 +27,7 @@ from eagle_rag.types import (
     NodeWithScore,
     ParsedDocument,
     QueryRouteDecision,
+    SearchMode,
     SearchRequest,
 )
 
@@ -93,8 +94,10 @@ def eagle_classify_query(ctx: HookContext, request: SearchRequest, query: str) -
     if ratio >= MIXED_QUERY_MIN_CJK:
         plans.append(CollectionQueryPlan(MULTILINGUAL_COLLECTION, MULTILINGUAL_ENCODER, top_k,
                                          reason="cjk_script"))
+    # Tier-2 of the core scores search.cross_encoder_pool candidates: the merged list must be that deep.
+    hints = {"rerank_pool": ctx.settings.search.cross_encoder_pool} if request.mode is SearchMode.FULL else {}
     return QueryRouteDecision(plans=tuple(plans), reason=f"script cjk_ratio={ratio:.2f}",
-                              classifier="core_defaults")
+                              classifier="core_defaults", retrieval_hints=hints)
 
 
 @hookimpl(trylast=True)

@@ -146,7 +146,8 @@ class SearchSettings(_Block):
                     "collection's encoder (bundled bge-small 0.65, others none), 0 = off",
     )
     cross_encoder_weight: float = Field(1.0, ge=0.0, description="RRF weight of the CE rank (mode full)")
-    cross_encoder_pool: int = Field(30, ge=1, le=200, description="pairs scored by the CE")
+    cross_encoder_pool: int = Field(20, ge=1, le=200, description="candidates scored by the core cross-encoder "
+                                    "in mode full (the merged list handed to Tier-2 is at least this deep)")
     cross_encoder_max_tokens: int = Field(256, ge=16, le=512, description="CE passage truncation")
     multilingual_rerank_weight: float = Field(
         0.0, ge=0.0, description="RRF weight of the multilingual e5 query-passage cosine rank (mode full) for the "
