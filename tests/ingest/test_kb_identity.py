@@ -79,6 +79,8 @@ def test_search_keeps_public_ids_and_scopes_the_id_filter(engine: Engine) -> Non
                                        mode=SearchMode.BM25)).hits
     assert {(h.document_id, h.kb_name) for h in both} == {("abs-008", "demo"), ("abs-008", "evil")}
     assert len({h.id for h in both}) == len(both)  # chunk ids differ per kb
+    longest = SearchRequest("imatinib", kb_names=("demo",), document_ids=("x" * 256,), mode=SearchMode.HYBRID)
+    assert engine.search(longest).hits == ()  # the longest id a request may name still fits its kb's key
 
 
 def test_reingest_into_one_kb_replaces_only_its_own(engine: Engine, tmp_path: Path) -> None:

@@ -17,6 +17,8 @@ from eagle_rag.protocols import StoreFilter
 
 KB_NAME_MAX_LEN = 64
 VALUE_MAX_LEN = 256
+KEY_MAX_LEN = KB_NAME_MAX_LEN + 1 + VALUE_MAX_LEN
+"""A document key ``<kb>/<id>`` (:func:`eagle_rag.types.document_key`) of a filter value's id."""
 
 _KB_NAME_RE = re.compile(r"[A-Za-z0-9_.\-]+")
 _DATE_BOUND_RE = re.compile(r"\d{4}(?:-\d{2}(?:-\d{2})?)?")
@@ -139,7 +141,7 @@ def build_milvus_filter(flt: StoreFilter | None) -> str:
             validate_kb_name(name)
         clauses.append(_in_clause("kb_name", flt.kb_names, KB_NAME_MAX_LEN))
     if flt.document_ids:
-        clauses.append(_in_clause("document_id", flt.document_ids, VALUE_MAX_LEN))
+        clauses.append(_in_clause("document_id", flt.document_ids, KEY_MAX_LEN))
     if flt.chunk_types:
         clauses.append(_in_clause("chunk_type", flt.chunk_types, VALUE_MAX_LEN))
     if flt.metadata is not None and flt.metadata.source_types:
