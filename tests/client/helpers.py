@@ -10,10 +10,8 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,6 +20,7 @@ from pathlib import Path
 import httpx
 
 from tests.api.helpers import TAGGED
+from tests.servers import free_port, health_ok, wait_ready
 
 HERE = Path(__file__).parent
 DATED = HERE / "data" / "dated.jsonl"
@@ -51,12 +50,6 @@ def populate(data_dir: Path) -> Path:
     subprocess.run([sys.executable, "-c", POPULATE, str(TAGGED), str(DATED)], env=cli_env(data_dir), check=True,
                    cwd=data_dir, timeout=180)
     return data_dir
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def run_cli(data_dir: Path, *args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
@@ -94,18 +87,8 @@ def start_server(data_dir: Path, timeout: float = 90) -> Served:
         process = subprocess.Popen([sys.executable, "-m", "eagle_rag.cli", "serve", "--port", str(port)],
                                    env=cli_env(data_dir), cwd=data_dir, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"eagle-rag serve exited with {process.returncode}: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return Served(url, data_dir, process, log)
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    process.kill()
-    raise RuntimeError(f"eagle-rag serve did not answer within {timeout} s: {log.read_text()[-2000:]}")
+    wait_ready(process, lambda: health_ok(url), log, timeout)
+    return Served(url, data_dir, process, log)
 
 
 def stop(served: Served, sig: int = signal.SIGTERM) -> int:

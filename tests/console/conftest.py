@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +27,7 @@ import pytest
 
 from eagle_rag.demo import sample_dir
 from tests.conftest import stop_process
+from tests.servers import free_port, health_ok, wait_ready
 
 API_KEY = "console-test-key-5f1c"
 UNSAFE_TEXT = ("# Markup in a note\n\nThe flurbotide marker note quotes <script>window.__pwned = 1</script> and "
@@ -67,12 +66,6 @@ class Server:
         return httpx.Client(base_url=self.url, headers=headers, timeout=60)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _env(data_dir: Path, api_key: str = "", settings_file: Path | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("EAGLE_RAG_") or k in ("EAGLE_RAG_CHROMIUM",)}
@@ -99,27 +92,19 @@ def _start(data_dir: Path, api_key: str, settings_file: Path | None) -> tuple[su
     """Start ``eagle-rag serve`` on a free port and wait until it answers; a port taken in the
     meantime by another process is retried with another one."""
     for _attempt in range(3):
-        port = _free_port()
+        port = free_port()
         log_path = data_dir / f"serve-{port}.log"
         with log_path.open("w") as log:
             proc = subprocess.Popen(_cli("serve", "--host", "127.0.0.1", "--port", str(port)),
                                     env=_env(data_dir, api_key, settings_file), cwd=data_dir, stdout=log,
                                     stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while proc.poll() is None:
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    return proc, url
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                proc.kill()
-                raise AssertionError(f"eagle-rag serve did not answer within {START_TIMEOUT_S}s")
-            time.sleep(0.3)
-        output = log_path.read_text()
-        if "address already in use" not in output:
-            raise AssertionError(f"eagle-rag serve exited: {output[-2000:]}")
+        try:
+            wait_ready(proc, lambda url=url: health_ok(url), log_path, START_TIMEOUT_S)
+            return proc, url
+        except AssertionError:
+            if "address already in use" not in log_path.read_text():
+                raise
     raise AssertionError("no free port for eagle-rag serve after 3 attempts")
 
 

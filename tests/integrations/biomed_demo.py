@@ -14,16 +14,15 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
 import pytest
 
 from eagle_rag.settings import Settings, load_settings
-from tests.client.helpers import Served, free_port, stop
+from tests.client.helpers import Served, stop
+from tests.servers import free_port, health_ok, wait_ready
 
 POPULATE = """
 from eagle_rag.demo import sample_dir
@@ -66,13 +65,6 @@ def in_process_settings(data_dir: Path) -> Settings:
                          overrides={"profile": "biomed", "data_dir": str(data_dir)})
 
 
-def _healthy(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/health", timeout=2).status_code == 200
-    except httpx.TransportError:
-        return False
-
-
 @contextmanager
 def serving(data_dir: Path, timeout: float = 180) -> Iterator[Served]:
     """``eagle-rag serve`` under the biomed profile on ``data_dir`` (owning it) until the block ends."""
@@ -83,11 +75,7 @@ def serving(data_dir: Path, timeout: float = 180) -> Iterator[Served]:
                                    env=biomed_env(data_dir), cwd=data_dir, stdout=out, stderr=subprocess.STDOUT)
     served = Served(f"http://127.0.0.1:{port}", data_dir, process, log)
     try:
-        deadline = time.monotonic() + timeout
-        while not (data_dir / "server.json").exists() or not _healthy(served.url):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"eagle-rag serve did not start: {log.read_text()[-2000:]}")
-            time.sleep(0.2)
+        wait_ready(process, lambda: (data_dir / "server.json").exists() and health_ok(served.url), log, timeout)
         yield served
     finally:
         stop(served)

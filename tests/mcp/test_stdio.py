@@ -3,17 +3,15 @@ streamable HTTP (``--transport http``)."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import time
-from typing import Any
 
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.mcp.conftest import stdio_session
+from tests.servers import free_port, port_open, wait_ready
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -47,32 +45,13 @@ async def test_stdio_server_lists_read_only_tools_and_answers(server_env, server
         assert missing.is_error and missing.structured_content["error"]["code"] == "not_found"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_for_port(port: int, proc: subprocess.Popen[Any], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            stderr = proc.stderr.read() if proc.stderr else ""
-            raise AssertionError(f"the server exited with {proc.returncode}: {stderr}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise AssertionError("the MCP HTTP server did not start")
-
-
 async def test_streamable_http_transport(server_env, server_cwd):
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "eagle_rag.mcp_server", "--transport", "http",
                              "--port", str(port)], env=server_env, cwd=server_cwd,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        _wait_for_port(port, proc)
+        wait_ready(proc, lambda: port_open(port), None, 30)
         async with (streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write),
                     ClientSession(read, write) as session):
             await session.initialize()

@@ -8,10 +8,8 @@ it when the module ends. Settings come in as ``EAGLE_RAG_*`` environment variabl
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,6 +18,7 @@ from pathlib import Path
 import httpx
 
 from tests.conftest import stop_process
+from tests.servers import free_port, health_ok, port_open, wait_ready
 
 START_TIMEOUT_S = 180
 BASE_ENV = {"EAGLE_RAG_ENCODERS__MODE": "deterministic", "EAGLE_RAG_PLUGINS__ENABLED": "[]",
@@ -37,12 +36,6 @@ class Server:
         return httpx.Client(base_url=self.url, headers=headers, timeout=60)
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def cli(*args: str) -> list[str]:
     return [sys.executable, "-c", "from eagle_rag.cli import main; main()", *args]
 
@@ -55,30 +48,6 @@ def server_env(data_dir: Path, settings: Mapping[str, str] | None = None) -> dic
     return env
 
 
-def _wait(proc: subprocess.Popen[bytes], ready: Callable[[], bool], log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while True:
-        if proc.poll() is not None:
-            raise AssertionError(f"the server exited with {proc.returncode}: {log.read_text()[-3000:]}")
-        if ready():
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the server did not answer within {START_TIMEOUT_S}s: {log.read_text()[-3000:]}")
-        time.sleep(0.3)
-
-
-def _health_ok(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/health", timeout=2).status_code == 200
-    except httpx.TransportError:
-        return False
-
-
-def _port_open(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
 @contextmanager
 def running(args: list[str], data_dir: Path, settings: Mapping[str, str] | None, port: int,
             ready: Callable[[], bool]) -> Iterator[subprocess.Popen[bytes]]:
@@ -88,7 +57,7 @@ def running(args: list[str], data_dir: Path, settings: Mapping[str, str] | None,
         proc = subprocess.Popen(args, env=server_env(data_dir, settings), cwd=data_dir, stdout=out,
                                 stderr=subprocess.STDOUT)
         try:
-            _wait(proc, ready, log)
+            wait_ready(proc, ready, log, START_TIMEOUT_S)
             yield proc
         finally:
             stop_process(proc)
@@ -100,7 +69,7 @@ def serve(data_dir: Path, settings: Mapping[str, str] | None = None) -> Iterator
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     with running(cli("serve", "--host", "127.0.0.1", "--port", str(port)), data_dir, settings, port,
-                 lambda: _health_ok(url)):
+                 lambda: health_ok(url)):
         yield Server(url, port, data_dir, data_dir.parent / f"{data_dir.name}-{port}.log")
 
 
@@ -109,7 +78,7 @@ def serve_mcp(data_dir: Path, settings: Mapping[str, str] | None = None) -> Iter
     """``eagle-rag mcp --transport http --local`` on 127.0.0.1 and a free port."""
     port = free_port()
     with running(cli("mcp", "--transport", "http", "--local", "--host", "127.0.0.1", "--port", str(port)),
-                 data_dir, settings, port, lambda: _port_open(port)):
+                 data_dir, settings, port, lambda: port_open(port)):
         yield Server(f"http://127.0.0.1:{port}", port, data_dir, data_dir.parent / f"{data_dir.name}-{port}.log")
 
 
