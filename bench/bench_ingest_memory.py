@@ -16,6 +16,7 @@ ratio large/small (the target: within 1.2). ``--format`` picks the records:
     .venv/bin/python bench/bench_ingest_memory.py                     # JSONL, 1 GB vs 10 MB under /tmp
     .venv/bin/python bench/bench_ingest_memory.py --format pubmed --large-mb 300
     .venv/bin/python bench/bench_ingest_memory.py --format sdf --large-mb 300
+    .venv/bin/python bench/bench_ingest_memory.py --format pubmed --small-mb 5 --large-mb 50 --write
 
 The generated files are deleted afterwards unless ``--keep``.
 """
@@ -134,9 +135,10 @@ def write_sdf(path: Path, target_bytes: int) -> int:
 FORMATS = {"jsonl": (".jsonl", write_corpus), "pubmed": (".xml", write_pubmed), "sdf": (".sdf", write_sdf)}
 
 
-def dry_run(path: Path, data_dir: Path) -> dict[str, float]:
-    """Run the CLI's dry run over ``path`` in a child process; its peak RSS (MiB), records and seconds.
-    A ``.jsonl`` file runs with the core profile, any other with the ``biomed`` profile."""
+def dry_run(path: Path, data_dir: Path, write: bool = False) -> dict[str, float]:
+    """Run the CLI's dry run (``write``: a real ingest into ``data_dir``) over ``path`` in a child
+    process; its peak RSS (MiB), records and seconds. A ``.jsonl`` file runs with the core profile,
+    any other with the ``biomed`` profile."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("EAGLE_RAG_", "EAGLE_BIOMED_"))}
     env.update({"EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic"})
     if path.suffix == ".jsonl":
@@ -157,7 +159,8 @@ def dry_run(path: Path, data_dir: Path) -> dict[str, float]:
             "finally:\n"
             "    print('PEAK_RSS_KB', peak_kb(), file=sys.stderr)\n")
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code, "ingest", str(path), "--kb", "bench", "--dry-run", "--json"],
+    dry = [] if write else ["--dry-run"]
+    done = subprocess.run([sys.executable, "-c", code, "ingest", str(path), "--kb", "bench", *dry, "--json"],
                           env=env, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
     peak = next(int(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("PEAK_RSS_KB"))
@@ -174,6 +177,7 @@ def main() -> None:
     parser.add_argument("--small-mb", type=int, default=10)
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()))
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
+    parser.add_argument("--write", action="store_true", help="a real ingest (stores written) instead of a dry run")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="eagle-ingest-mem-", dir=args.dir))
     rows = []
@@ -185,14 +189,15 @@ def main() -> None:
             records = write(path, mb * 1024 * 1024)
             print(f"generated {path} ({path.stat().st_size / 2**20:.0f} MiB, {records} records) "
                   f"in {time.perf_counter() - started:.0f} s", flush=True)
-            result = dry_run(path, work / f"data-{label}")
+            result = dry_run(path, work / f"data-{label}", args.write)
             rows.append((label, path.stat().st_size, result))
             if not args.keep:
                 path.unlink()
     finally:
         if not args.keep:
             subprocess.run(["rm", "-rf", str(work)], check=False)
-    print(f"\n{args.format}:\n| file | size | records | bad | dry-run s | records/s | peak RSS MiB |")
+    run = "ingest" if args.write else "dry-run"
+    print(f"\n{args.format}, {run}:\n| file | size | records | bad | {run} s | records/s | peak RSS MiB |")
     print("|---|---|---|---|---|---|---|")
     for label, size, r in rows:
         print(f"| {label} | {size / 2**20:.0f} MiB | {r['records']:.0f} | {r['bad']:.0f} | {r['seconds']:.1f} | "
