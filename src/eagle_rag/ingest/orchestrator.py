@@ -53,6 +53,7 @@ from eagle_rag.types import (
     ParsedDocument,
     document_key,
     is_legacy_key,
+    public_document_id,
     split_document_key,
 )
 
@@ -122,7 +123,7 @@ class _Run:
         entry.counts.failed += 1
         rec, doc = entry.record, entry.record.document
         if entry.by_record:
-            rid = str(doc.metadata.get("record_id", doc.document_id))
+            rid = str(doc.metadata.get("record_id", public_document_id(doc.document_id)))
             self.report.record_failures.append(RecordFailure(entry.counts.path, rec.record, reason, rec.line, rid))
         else:
             self.report.failures.append(FileFailure(doc.source_uri, reason))
@@ -263,6 +264,7 @@ class IngestOrchestrator:
                 self._validate(ctx, run, entry)
                 continue
             doc = keyed(entry.record.document)
+            entry.record = replace(entry.record, document=doc)  # one live copy per record
             digest = content_hash(doc)
             old = registry.get(doc.document_id)
             if old is not None and old.status is DocumentStatus.COMPLETE and old.content_hash == digest:
