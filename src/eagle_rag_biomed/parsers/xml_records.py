@@ -46,13 +46,14 @@ class _RecordTarget:
     """A parser target that builds elements with a TreeBuilder, queues each finished record with the
     line of its start tag, and detaches it and every finished child of the root from their parents."""
 
-    def __init__(self, kind_of: KindOf) -> None:
+    def __init__(self, kind_of: KindOf, max_record_bytes: int) -> None:
         self.kind_of = kind_of
+        self.limit = max_record_bytes
         self.kind: XmlRecordKind | None = None
         self.builder = TreeBuilder()
         self.expat: Any = None
         self.open: list[tuple[Element, bool]] = []
-        self.finished: deque[tuple[Element, int]] = deque()
+        self.finished: deque[tuple[Element | None, int]] = deque()  # None: the record was over the limit
         self.record_start: tuple[int, int] | None = None  # (line, byte offset) of the record being read
 
     def start(self, tag: str, attrs: dict[str, str]) -> Element:
@@ -70,7 +71,9 @@ class _RecordTarget:
         _, record = self.open.pop()
         loose = self.record_start is None and len(self.open) == 1  # a child of the root, outside any record
         if record and self.record_start is not None:
-            self.finished.append((element, self.record_start[0]))
+            line, offset = self.record_start
+            over = self.expat.CurrentByteIndex - offset > self.limit
+            self.finished.append((None if over else element, line))
             self.record_start = None
         if self.open and (record or loose):
             self.open[-1][0].remove(element)
@@ -87,10 +90,11 @@ def xml_records(path: Path, fh: IO[bytes], kb_name: str, max_record_bytes: int,
                 kind_of: KindOf) -> Iterator[Record | RecordFailure]:
     """The records of the XML in ``fh`` (the bytes of ``path``), one at a time.
 
-    A record over ``max_record_bytes`` ends the file with a failure. Raises IngestError for a file
+    A record over ``max_record_bytes`` is a failure; one still open when the bytes read pass the
+    limit ends the file (its element cannot be skipped). Raises IngestError for a file
     that cannot be read before its first record, or that holds no record.
     """
-    target = _RecordTarget(kind_of)
+    target = _RecordTarget(kind_of, max_record_bytes)
     parser = safe_xml_parser(target)
     target.expat = parser.parser
     record, fed = 0, 0
@@ -108,7 +112,7 @@ def xml_records(path: Path, fh: IO[bytes], kb_name: str, max_record_bytes: int,
         while target.finished:
             element, line = target.finished.popleft()
             record += 1
-            yield _record(target.kind, element, path, kb_name, record, line)
+            yield _record(target.kind, element, path, kb_name, record, line, max_record_bytes)
         failure = _stop(path, error, target, fed, max_record_bytes)
         if failure is not None:
             if not record:
@@ -122,10 +126,13 @@ def xml_records(path: Path, fh: IO[bytes], kb_name: str, max_record_bytes: int,
         raise IngestError(f"{path.name}: no {target.kind.records if target.kind else 'record'} in the file")
 
 
-def _record(kind: XmlRecordKind | None, element: Element, path: Path, kb_name: str, record: int,
-            line: int) -> Record | RecordFailure:
+def _record(kind: XmlRecordKind | None, element: Element | None, path: Path, kb_name: str, record: int,
+            line: int, max_record_bytes: int) -> Record | RecordFailure:
     if kind is None:  # a record is finished only once the root told its kind
         raise RuntimeError("a record before the root element")
+    if element is None:
+        return RecordFailure(str(path), record, f"the {kind.records} at line {line} is over {max_record_bytes} "
+                             "bytes", line)
     try:
         return Record(kind.build(element, path, kb_name, record - 1), record, line)
     except IngestError as exc:

@@ -218,3 +218,16 @@ def test_read_records_opens_the_file_and_collect_records_gathers_them(tmp_path: 
     assert len(collected.documents) == 2 and [f.record for f in collected.failures] == [2]
     with pytest.raises(IngestError, match="missing.xml: cannot read"):
         list(read_records("biomed_xml", tmp_path / "missing.xml", LIMIT, "kb"))
+
+
+def test_a_finished_article_over_the_limit_is_one_bad_record_and_the_file_goes_on() -> None:
+    data, lines = pubmed_set(4, {2: article(2, title="statin " * 300)})  # about 2 KB, inside one block
+    items = stream("biomed_xml", data, limit=1000)
+    assert [r.record for r in good(items)] == [1, 3, 4]
+    [failure] = bad(items)
+    assert (failure.record, failure.line, failure.reason) == (2, lines[2], f"the PubmedArticle at line {lines[2]} "
+                                                              "is over 1000 bytes")
+    bare = (b"<article><front><article-meta><title-group><article-title>Big</article-title></title-group>"
+            b"</article-meta></front><body><p>" + b"statin " * 2000 + b"</p></body></article>\n")
+    [one] = stream("biomed_xml", bare, "big.xml", limit=1000)
+    assert isinstance(one, RecordFailure) and one.reason == "the JATS <article> at line 1 is over 1000 bytes"
