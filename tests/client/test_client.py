@@ -19,7 +19,8 @@ from eagle_rag.errors import (
     StoreUnavailable,
 )
 from eagle_rag.types import MatchKind, SearchHit, SearchMode, SearchRequest, SearchResponse, TotalRelation
-from tests.client.helpers import Served, free_port
+from tests.client.helpers import Served
+from tests.servers import free_port
 
 pytestmark = pytest.mark.integration
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -12,10 +12,9 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.client.helpers import free_port
 from tests.integrations.biomed_demo import biomed_demo_folder, biomed_env, serving
 from tests.mcp.conftest import stdio_session
-from tests.mcp.test_stdio import _wait_for_port
+from tests.servers import free_port, port_open, wait_ready
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 EXPECTED = {"core_search", "core_get_document", "biomed_query_entities", "biomed_retrieve_compounds",
@@ -95,7 +94,7 @@ async def test_every_tool_over_streamable_http_while_serve_owns_the_folder(biome
                                  "--port", str(port)], env=biomed_env(biomed_demo), cwd=biomed_demo,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
-            _wait_for_port(port, proc, timeout=120)
+            wait_ready(proc, lambda: port_open(port), None, 120)
             async with (streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write),
                         ClientSession(read, write) as session):
                 await session.initialize()
