@@ -150,8 +150,8 @@ class SearchSettings(_Block):
                                     "in mode full (the merged list handed to Tier-2 is at least this deep)")
     cross_encoder_max_tokens: int = Field(256, ge=16, le=512, description="CE passage truncation")
     multilingual_rerank_weight: float = Field(
-        0.0, ge=0.0, description="RRF weight of the multilingual e5 query-passage cosine rank (mode full) for the "
-        "candidates the cross-encoder's languages leave out (Chinese); 0 = off (measured on KUAKE-QTR, see bench)"
+        1.0, ge=0.0, description="RRF weight of the multilingual e5 query-passage cosine rank (mode full) for the "
+        "candidates the cross-encoder's languages leave out (Chinese); 0 = off (tuned on KUAKE-QTR, see bench)"
     )
 
 

@@ -42,8 +42,10 @@ class StubRegistry:
 
 
 def ctx(weight=1.0, pool=3, languages=frozenset()):
+    # the cross-encoder alone: the multilingual e5 signal is off (tests/retrieve/test_multilingual_rerank.py)
     settings = load_settings(environ={}, overrides={"search": {"cross_encoder_weight": weight,
-                                                               "cross_encoder_pool": pool}})
+                                                               "cross_encoder_pool": pool,
+                                                               "multilingual_rerank_weight": 0.0}})
     c = HookContext("default", settings, PluginAudit(), services=Services(encoders=StubRegistry(languages)))
     return c
 

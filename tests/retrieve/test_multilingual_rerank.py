@@ -100,8 +100,11 @@ def stages(n: NodeWithScore) -> dict[str, tuple[int, float, str]]:
     return {e.stage: (e.rank, round(e.score, 6), e.skipped) for e in n.trail}
 
 
-def test_off_by_default_a_chinese_query_keeps_its_incoming_order():
-    assert load_settings(environ={}).search.multilingual_rerank_weight == 0.0
+def test_on_by_default_with_the_weight_tuned_on_kuake_qtr():
+    assert load_settings(environ={}).search.multilingual_rerank_weight == 1.0
+
+
+def test_weight_0_turns_it_off_a_chinese_query_keeps_its_incoming_order():
     c, embedder = ctx(0.0, stored={"a": 0.2, "b": 0.9, "c": 0.5})
     out = cross_encoder_rerank(c, ZH, [zh_node("a"), zh_node("b"), zh_node("c")], SearchMode.FULL)
     assert [n.node_id for n in out] == ["a", "b", "c"] and embedder.asked == []
