@@ -436,6 +436,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--split", default="test")
     parser.add_argument("--limit-queries", type=int, default=None)
+    parser.add_argument("--query-offset", type=int, default=0, help="skip the first N judged claims (a slice)")
     parser.add_argument("--only", default="", help="comma-separated ablation rows")
     parser.add_argument("--options", default="", help="extra biomed options as JSON")
     parser.add_argument("--json", default="")
@@ -446,7 +447,7 @@ def main() -> None:
     parser.add_argument("--runs", default="", help="ablation: folder for one claim log (JSON lines) per row; "
                                                    "score: the claim log to score")
     args = parser.parse_args()
-    data = load_beir(args.beir, args.split, args.limit_queries)
+    data = load_beir(args.beir, args.split, args.limit_queries, args.query_offset)
     if args.command == "score":
         score(args, data)
         return
