@@ -12,6 +12,7 @@ from eagle_rag.encoders.registry import CollectionProfile
 from eagle_rag.hookspecs import hookimpl
 from eagle_rag.plugin_manager import build_plugin_manager
 from eagle_rag.protocols import ScoredId
+from eagle_rag.retrieve.channels import embed_query
 from eagle_rag.retrieve.cross_rerank import cross_encoder_rerank
 from eagle_rag.settings import load_settings
 from eagle_rag.types import NodeWithScore, SearchMode
@@ -169,3 +170,11 @@ def test_english_text_takes_the_path_of_before_with_the_signal_on():
     off = cross_encoder_rerank(c_off, "metformin", nodes, SearchMode.FULL)
     on = cross_encoder_rerank(c_on, "metformin", nodes, SearchMode.FULL)
     assert on == off and embedder.asked == [] and c_on.services.vectors.searches == []
+
+
+def test_the_query_vector_of_the_dense_channel_is_not_embedded_again():
+    c, embedder = ctx(2.0, stored={"a": 0.2, "b": 0.9})
+    assert embed_query(c, "e5-multilingual", ZH) == QUERY_VECTOR  # what the dense channel does first
+    out = cross_encoder_rerank(c, ZH, [zh_node("a"), zh_node("b")], SearchMode.FULL)
+    # b: 1/62 + 2/61 = 0.048916 > a: 1/61 + 2/62 = 0.048651
+    assert [n.node_id for n in out] == ["b", "a"] and embedder.asked == [("query", ZH)]
