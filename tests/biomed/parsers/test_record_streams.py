@@ -79,7 +79,8 @@ def sd_file(count: int) -> bytes:
 @pytest.mark.parametrize(("route", "data"), [
     ("biomed_xml", pubmed_set(3000)[0]),
     ("biomed_sdf", sd_file(600)),
-    ("biomed_smiles", b"smiles name\n" + b"".join(b"CCO ethanol-%d\n" % i for i in range(60_000))),
+    # long names: the file is as large as 60,000 short lines with 8,000 molecules for RDKit to read
+    ("biomed_smiles", b"smiles name\n" + b"".join(b"CCO ethanol-%d-%s\n" % (i, b"x" * 100) for i in range(8_000))),
 ])
 def test_the_reader_yields_the_first_record_before_reading_the_file(route: str, data: bytes) -> None:
     fh = CountingReads(data)
