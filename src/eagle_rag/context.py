@@ -92,6 +92,8 @@ class HookContext:
     services: Services = field(default_factory=Services)
     request_id: str = ""
     warnings: list[str] = field(default_factory=list)
+    query_vectors: dict[tuple[str, str, str], list[float]] = field(default_factory=dict)
+    """Vectors of this request's query texts by (encoder label, kind, text), embedded once per request."""
 
     def for_request(self, namespace: str | None = None) -> HookContext:
         return HookContext(

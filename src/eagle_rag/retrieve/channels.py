@@ -87,25 +87,21 @@ SENTENCE_FANOUT = 4
 repeat chunks; four times the depth leaves ``depth`` distinct chunks in practice."""
 
 
-QUERY_VECTORS_KEY = "query_vectors"
-
-
 def embed_query(ctx: HookContext, encoder: str, text: str, kind: str = "query") -> list[float]:
     """The vector of ``text`` for an encoder label (EMBED_TEXT hook; ``kind`` "query", or "passage"
     to embed the query as a passage: without the query instruction of an asymmetric model).
 
-    The vector is kept for the request (``ctx.extra``): a later stage asking for the same text, label
+    The vector is kept for the request (``ctx.query_vectors``): a later stage asking for the same text, label
     and kind (the multilingual Tier-2 after the dense channel) does not embed it again.
     """
-    cache: dict[tuple[str, str, str], list[float]] = ctx.extra.setdefault(QUERY_VECTORS_KEY, {})
     key = (encoder, kind, text)
-    found = cache.get(key)
+    found = ctx.query_vectors.get(key)
     if found is None:
         vectors = call_hook(ctx, ctx.services.pm.hook.eagle_embed_text, None, encoder=encoder, texts=[text],
                             kind=kind)
         if not vectors:
             raise RuntimeError(f"no plugin could embed with encoder {encoder!r}")
-        found = cache.setdefault(key, [float(x) for x in vectors[0]])
+        found = ctx.query_vectors.setdefault(key, [float(x) for x in vectors[0]])
     return list(found)
 
 
