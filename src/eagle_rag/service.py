@@ -18,6 +18,7 @@ from eagle_rag.context import HookContext
 from eagle_rag.errors import AmbiguousDocument, InvalidRequest, NotFound
 from eagle_rag.ingest.chunker import chunk_version, content_version
 from eagle_rag.protocols import DocumentRecord, StoreFilter
+from eagle_rag.redact import public_path
 from eagle_rag.retrieve.channels import RetrievalTally, tally
 from eagle_rag.retrieve.fusion import sparse_overlap_score
 from eagle_rag.retrieve.orchestrator import RetrievalResult
@@ -479,8 +480,6 @@ def get_document(engine: Engine, document_id: str, kb_name: str | None = None) -
     """The registry record of a document (see :func:`find_document`) as a client sees it: ``source_uri``
     is the upload's name or relative to its ingest root, never a path of the server machine.
     Raises NotFound, AmbiguousDocument."""
-    from eagle_rag.api.redact import public_path
-
     record = document_to_dict(find_document(engine, document_id, kb_name))
     settings = engine.settings
     return {**record, "source_uri": public_path(str(record["source_uri"]), settings.data_path,

@@ -18,9 +18,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from eagle_rag.api.envelope import HTTP_STATUS_CODES, envelope_for, error_body
-from eagle_rag.api.redact import scrub
 from eagle_rag.encoders.errors import EncoderLoadError
 from eagle_rag.errors import EagleError
+from eagle_rag.redact import scrub
 from eagle_rag.stores.filters import InvalidFilterError
 from eagle_rag.stores.milvus import CollectionNotFoundError
 

@@ -26,7 +26,6 @@ from eagle_rag.api.deps import (
     get_write_lock,
 )
 from eagle_rag.api.models import DeletedModel, DocumentModel, IngestReportModel
-from eagle_rag.api.redact import scrub
 from eagle_rag.api.uploads import (
     UploadBatch,
     remove_upload,
@@ -36,6 +35,7 @@ from eagle_rag.api.uploads import (
 )
 from eagle_rag.errors import IngestError, InvalidRequest, NotFound
 from eagle_rag.index_health import check_index
+from eagle_rag.redact import scrub
 from eagle_rag.types import public_document_id
 
 if TYPE_CHECKING:

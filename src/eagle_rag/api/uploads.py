@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from eagle_rag import service
 from eagle_rag.api.envelope import PathNotAllowed, PayloadTooLarge
-from eagle_rag.api.redact import UPLOADS_DIR
 from eagle_rag.errors import InvalidRequest, StoreUnavailable
 from eagle_rag.ingest.sources import iter_source_files
+from eagle_rag.redact import UPLOADS_DIR
 
 if TYPE_CHECKING:
     from eagle_rag.ingest.report import IngestReport
