@@ -17,6 +17,17 @@ ratio large/small (the target: within 1.2). ``--format`` picks the records:
     .venv/bin/python bench/bench_ingest_memory.py --format pubmed --large-mb 300
     .venv/bin/python bench/bench_ingest_memory.py --format sdf --large-mb 300
     .venv/bin/python bench/bench_ingest_memory.py --format pubmed --small-mb 5 --large-mb 50 --write
+    .venv/bin/python bench/bench_ingest_memory.py --small-mb 2 --large-mb 24 --write --store-process
+
+``--write`` runs a real ingest (the stores are written) instead of a dry run. By default the vector
+store is the embedded Milvus Lite, which runs inside the ingest process and keeps its loaded
+collections in that process's memory, so the ingest's peak RSS is the pipeline's plus the store's.
+``--store-process`` separates them: each run starts Milvus Lite as its own process
+(``python -m milvus_lite server --data-dir ...`` on a free local port) and points the ingest at it
+with ``EAGLE_RAG_MILVUS__URI=http://127.0.0.1:PORT``; the ingest's peak RSS is then the pipeline's
+alone (reader, chunker, encoders, tantivy writer, SQLite registry), and the store process's peak and
+final RSS (its ``VmHWM`` and ``VmRSS``, read just before it is stopped) are printed beside it with
+the store's KiB per chunk written. See bench/README.md, "Ingest memory".
 
 The generated files are deleted afterwards unless ``--keep``.
 """
@@ -29,10 +40,14 @@ import json
 import os
 import random
 import resource
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 WORDS = ["kinase", "receptor", "antibody", "cohort", "survival", "toxicity", "metformin", "insulin", "glucose",
@@ -135,12 +150,82 @@ def write_sdf(path: Path, target_bytes: int) -> int:
 FORMATS = {"jsonl": (".jsonl", write_corpus), "pubmed": (".xml", write_pubmed), "sdf": (".sdf", write_sdf)}
 
 
-def dry_run(path: Path, data_dir: Path, write: bool = False) -> dict[str, float]:
+def _status_kb(pid: int | str, field: str) -> int:
+    """A ``kB`` field (``VmHWM``, ``VmRSS``) of ``/proc/<pid>/status``."""
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith(f"{field}:"))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class StoreProcess:
+    """Milvus Lite run as its own process (``python -m milvus_lite server``) on ``data_dir``."""
+
+    def __init__(self, data_dir: Path, timeout: float = 60.0) -> None:
+        self.port = _free_port()
+        self.log = data_dir.with_suffix(".log")
+        with self.log.open("w") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "milvus_lite", "server", "--data-dir", str(data_dir),
+                 "--host", "127.0.0.1", "--port", str(self.port)], stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"milvus_lite server exited with {self.proc.returncode}: {self.log.read_text()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"milvus_lite server did not listen on port {self.port} "
+                                       f"in {timeout:.0f} s") from None
+                time.sleep(0.2)
+        self.start_kb = _status_kb(self.proc.pid, "VmRSS")
+
+    @property
+    def uri(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def memory_kb(self) -> dict[str, int]:
+        """The server's peak (``VmHWM``) and current (``VmRSS``) resident size, and its RSS once listening."""
+        return {"hwm": _status_kb(self.proc.pid, "VmHWM"), "rss": _status_kb(self.proc.pid, "VmRSS"),
+                "start": self.start_kb}
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)  # the server drains and closes its store on Ctrl-C
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@contextmanager
+def store_process(data_dir: Path) -> Iterator[StoreProcess]:
+    """A :class:`StoreProcess` on ``data_dir``, stopped on exit."""
+    server = StoreProcess(data_dir)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def dry_run(path: Path, data_dir: Path, write: bool = False, milvus_uri: str = "") -> dict[str, float]:
     """Run the CLI's dry run (``write``: a real ingest into ``data_dir``) over ``path`` in a child
-    process; its peak RSS (MiB), records and seconds. A ``.jsonl`` file runs with the core profile,
-    any other with the ``biomed`` profile."""
+    process; its peak RSS (MiB), records, chunks written and seconds. A ``.jsonl`` file runs with the
+    core profile, any other with the ``biomed`` profile. ``milvus_uri``: a Milvus server for the
+    vectors instead of the embedded Milvus Lite under ``data_dir``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("EAGLE_RAG_", "EAGLE_BIOMED_"))}
     env.update({"EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic"})
+    if milvus_uri:
+        env["EAGLE_RAG_MILVUS__URI"] = milvus_uri
     if path.suffix == ".jsonl":
         env["EAGLE_RAG_PLUGINS__ENABLED"] = "[]"
     else:
@@ -164,10 +249,13 @@ def dry_run(path: Path, data_dir: Path, write: bool = False) -> dict[str, float]
                           env=env, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
     peak = next(int(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("PEAK_RSS_KB"))
-    report = json.loads(done.stdout)
+    try:
+        report = json.loads(done.stdout)
+    except json.JSONDecodeError as exc:
+        raise RuntimeError(f"ingest of {path} printed no report (rc {done.returncode}): {done.stderr[-2000:]}") from exc
     [counts] = report["files_detail"]
     return {"peak_mib": peak / 1024, "records": counts["records"], "valid": counts["ingested"],
-            "bad": counts["failed"], "seconds": seconds}
+            "bad": counts["failed"], "chunks": report["chunks"], "seconds": seconds}
 
 
 def main() -> None:
@@ -178,6 +266,9 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()))
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
     parser.add_argument("--write", action="store_true", help="a real ingest (stores written) instead of a dry run")
+    parser.add_argument("--store-process", action="store_true",
+                        help="run Milvus Lite as its own process (milvus.uri = http://127.0.0.1:PORT) and report "
+                             "its memory apart from the ingest's")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="eagle-ingest-mem-", dir=args.dir))
     rows = []
@@ -189,7 +280,14 @@ def main() -> None:
             records = write(path, mb * 1024 * 1024)
             print(f"generated {path} ({path.stat().st_size / 2**20:.0f} MiB, {records} records) "
                   f"in {time.perf_counter() - started:.0f} s", flush=True)
-            result = dry_run(path, work / f"data-{label}", args.write)
+            if args.store_process:
+                with store_process(work / f"store-{label}") as server:
+                    result = dry_run(path, work / f"data-{label}", args.write, server.uri)
+                    store = server.memory_kb()
+                result.update({"store_peak_mib": store["hwm"] / 1024, "store_rss_mib": store["rss"] / 1024,
+                               "store_start_mib": store["start"] / 1024})
+            else:
+                result = dry_run(path, work / f"data-{label}", args.write)
             rows.append((label, path.stat().st_size, result))
             if not args.keep:
                 path.unlink()
@@ -197,13 +295,26 @@ def main() -> None:
         if not args.keep:
             subprocess.run(["rm", "-rf", str(work)], check=False)
     run = "ingest" if args.write else "dry-run"
-    print(f"\n{args.format}, {run}:\n| file | size | records | bad | {run} s | records/s | peak RSS MiB |")
-    print("|---|---|---|---|---|---|---|")
+    where = ", Milvus Lite in its own process" if args.store_process else ""
+    print(f"\n{args.format}, {run}{where}:\n| file | size | records | bad | chunks | {run} s | records/s | "
+          f"peak RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|")
     for label, size, r in rows:
-        print(f"| {label} | {size / 2**20:.0f} MiB | {r['records']:.0f} | {r['bad']:.0f} | {r['seconds']:.1f} | "
-              f"{r['records'] / r['seconds']:.0f} | {r['peak_mib']:.0f} |")
+        print(f"| {label} | {size / 2**20:.0f} MiB | {r['records']:.0f} | {r['bad']:.0f} | {r['chunks']:.0f} | "
+              f"{r['seconds']:.1f} | {r['records'] / r['seconds']:.0f} | {r['peak_mib']:.0f} |")
     ratio = rows[1][2]["peak_mib"] / rows[0][2]["peak_mib"]
     print(f"\npeak RSS large / small: {ratio:.3f} (target <= 1.2): {'ok' if ratio <= 1.2 else 'OVER'}")
+    if args.store_process:
+        print("\nstore process (Milvus Lite server):\n| file | chunks | RSS listening MiB | peak RSS MiB | "
+              "RSS at end MiB |\n|---|---|---|---|---|")
+        for label, _, r in rows:
+            print(f"| {label} | {r['chunks']:.0f} | {r['store_start_mib']:.0f} | {r['store_peak_mib']:.0f} | "
+                  f"{r['store_rss_mib']:.0f} |")
+        (_, _, small), (_, _, large) = rows
+        if large["chunks"] > small["chunks"]:
+            per_chunk = (large["store_rss_mib"] - small["store_rss_mib"]) * 1024 / (large["chunks"] - small["chunks"])
+            print(f"store peak RSS large / small: {large['store_peak_mib'] / small['store_peak_mib']:.3f}; "
+                  f"store RSS per chunk written (large - small): {per_chunk:.1f} KiB")
     print(f"this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 
