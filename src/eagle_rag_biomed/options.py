@@ -86,13 +86,13 @@ class DocRouterOptions(_Strict):
                                    "(x 4 characters)")
     prototype_config: str = Field("", description="YAML file of prototype texts; empty = the packaged ones")
     fusion: FusionOptions = Field(default_factory=FusionOptions)
-    confidence_threshold: float = Field(-0.005, description="Tier-1 threshold on the fused score (chosen on the "
-                                        "labelled set, eval/biomed/doc_router/README.md)")
+    confidence_threshold: float = Field(-0.05, description="Tier-1 threshold on the fused score (chosen on the "
+                                        "labelled set and SciFact abstracts, eval/biomed/doc_router/README.md)")
     llm_margin: float = Field(0.12, ge=0.0, description="half-width of the band around the threshold that "
                               "Tier 2 (the LLM, else ambiguous_default) decides")
     llm: RouterLlmOptions = Field(default_factory=RouterLlmOptions)
     ambiguous_default: Profile = Field("general", description="profile of a document in the band without an LLM "
-                                       "verdict: biomedical | general (chosen on the labelled set)")
+                                       "verdict: biomedical | general (chosen with the threshold)")
 
 
 class Stages(_Strict):
