@@ -26,7 +26,8 @@ import numpy as np
 
 from eagle_rag.plugin_api import HookContext, NodeWithScore, is_injected
 from eagle_rag_biomed.encoders.late_interaction import PASSAGE_TOKENS, LateInteractionScorer, get_scorer
-from eagle_rag_biomed.rerank.signals import passage_text
+from eagle_rag_biomed.rerank.signals import passage_text, window_text
+from eagle_rag_biomed.rerank.window import query_stems
 
 __all__ = ["cross_encoder_scores", "late_interaction_scores", "merged_prior", "minmax", "rank_normalised",
            "rank_prior", "stored_token_vectors"]
@@ -74,11 +75,14 @@ def _failed(ctx: HookContext, stage: str, label: str, exc: Exception) -> None:
 
 
 def cross_encoder_scores(ctx: HookContext, label: str, query: str, nodes: Sequence[NodeWithScore],
-                         max_chars: int, with_name: bool = False) -> list[float] | None:
-    """Raw cross-encoder scores of ``(query, text[:max_chars])``; None on failure or a length mismatch."""
+                         max_chars: int, with_name: bool = False, window_chars: int = 0) -> list[float] | None:
+    """Raw cross-encoder scores of ``(query, text[:max_chars])``, or with ``window_chars`` > 0 of the
+    query and each passage's best window (:func:`~eagle_rag_biomed.rerank.signals.window_text`);
+    None on failure or a length mismatch."""
     try:
         encoder = ctx.services.encoders.cross_encoder(label)
-        texts = [passage_text(n, max_chars, with_name) for n in nodes]
+        stems = query_stems(query)
+        texts = [window_text(n, max_chars, with_name, stems, window_chars) for n in nodes]
         scores = [float(s) for s in encoder.score_pairs(query, texts)]
     except Exception as exc:  # noqa: BLE001 - any model failure falls back to the incoming order
         _failed(ctx, "cross_encoder", label, exc)

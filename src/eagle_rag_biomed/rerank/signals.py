@@ -26,10 +26,11 @@ from dataclasses import replace
 from typing import Any
 
 from eagle_rag.plugin_api import Chunk, NodeWithScore, embed_input, source_file_name
+from eagle_rag_biomed.rerank.window import best_window
 
 __all__ = ["TEXT_WINDOW", "chunk_passage", "cross_drug_penalty", "enrich_file_names", "entity_boost_score",
            "entity_match_score", "node_meta", "parse_primary_drugs", "passage_text",
-           "section_match_score"]
+           "section_match_score", "window_text"]
 
 TEXT_WINDOW = 512
 SUMMARY_WINDOW = 200
@@ -138,6 +139,18 @@ def passage_text(node: NodeWithScore, max_chars: int, with_name: bool = False) -
 def chunk_passage(chunk: Chunk, max_chars: int, with_name: bool = False) -> str:
     """:func:`passage_text` of a chunk (the ingest computes token vectors of the same text)."""
     return (embed_input(chunk) if with_name else chunk.text)[:max_chars]
+
+
+def window_text(node: NodeWithScore, max_chars: int, with_name: bool, stems: frozenset[str], budget: int) -> str:
+    """What the cross-encoder reads of a hit with a window of ``budget`` characters
+    (:func:`~eagle_rag_biomed.rerank.window.best_window`; 0 = :func:`passage_text`): the document
+    name as :func:`passage_text` puts it, then the window of the text, cut to ``max_chars``."""
+    if budget <= 0:
+        return passage_text(node, max_chars, with_name)
+    chunk = node.node
+    named = embed_input(chunk) if with_name else chunk.text
+    name = named[: len(named) - len(chunk.text)]
+    return (name + best_window(chunk.text, stems, budget))[:max_chars]
 
 
 def enrich_file_names(nodes: Sequence[NodeWithScore], registry: Any) -> list[NodeWithScore]:

@@ -162,7 +162,8 @@ def post_rrf_rerank(ctx: HookContext, analysis: QueryAnalysis, nodes: Sequence[N
     ce_raw = ce_norm = None
     if full and opts.stages.cross_encoder and weights.w_ce > 0 and any(ce_covered):
         scorable = [n for n, ok in zip(pool, ce_covered, strict=True) if ok]
-        ce_raw = cross_encoder_scores(ctx, ce_label, query, scorable, opts.tier2.max_chars, opts.tier2.with_name)
+        ce_raw = cross_encoder_scores(ctx, ce_label, query, scorable, opts.tier2.max_chars, opts.tier2.with_name,
+                                      opts.tier2.ce_window_chars)
         if ce_raw is not None:
             ce_norm = _spread(norm(ce_raw), ce_covered, prior)
     li_covered = _covered(RERANK_LANGUAGES, query, pool)
