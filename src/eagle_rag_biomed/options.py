@@ -129,7 +129,7 @@ class Tier2Options(_Strict):
                                          description="passage tokens the late-interaction model reads")
     normalise: Literal["minmax", "rank"] = Field("minmax", description="minmax: min-max of the raw model scores | "
                                                  "rank: their reciprocal rank")
-    ce_window_chars: int = Field(0, ge=0, description="characters of each passage the cross-encoder reads: the "
+    window_chars: int = Field(0, ge=0, description="characters of each passage the Tier-2 models read: the "
                                  "sentences around the one with most query words (0 = the whole passage)")
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from eagle_rag.plugin_api import HookContext, NodeWithScore, is_injected
 from eagle_rag_biomed.encoders.late_interaction import PASSAGE_TOKENS, LateInteractionScorer, get_scorer
-from eagle_rag_biomed.rerank.signals import passage_text, window_text
+from eagle_rag_biomed.rerank.signals import window_text
 from eagle_rag_biomed.rerank.window import query_stems
 
 __all__ = ["cross_encoder_scores", "late_interaction_scores", "merged_prior", "minmax", "rank_normalised",
@@ -109,14 +109,16 @@ def stored_token_vectors(ctx: HookContext, scorer: LateInteractionScorer, nodes:
 
 def late_interaction_scores(ctx: HookContext, label: str, query: str, nodes: Sequence[NodeWithScore],
                             max_chars: int, with_name: bool = False,
-                            max_tokens: int = PASSAGE_TOKENS) -> list[float] | None:
-    """MaxSim scores of the bundled late-interaction model, passages cut to ``max_tokens``; None on failure.
+                            max_tokens: int = PASSAGE_TOKENS, window_chars: int = 0) -> list[float] | None:
+    """MaxSim scores of the bundled late-interaction model, passages cut to ``max_tokens`` (with
+    ``window_chars`` > 0, each passage's best window, as the cross-encoder reads it); None on failure.
 
     A passage whose token vectors the ingest stored under the same key (same model, cut and text:
     :func:`stored_token_vectors`) is not encoded again; the others are encoded now.
     """
     try:
-        texts = [passage_text(n, max_chars, with_name) for n in nodes]
+        stems = query_stems(query)
+        texts = [window_text(n, max_chars, with_name, stems, window_chars) for n in nodes]
         scorer = get_scorer(label, max_tokens)
         known = stored_token_vectors(ctx, scorer, nodes, texts)
         scores = scorer.score_pairs(query, texts, known)

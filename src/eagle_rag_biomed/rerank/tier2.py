@@ -163,7 +163,7 @@ def post_rrf_rerank(ctx: HookContext, analysis: QueryAnalysis, nodes: Sequence[N
     if full and opts.stages.cross_encoder and weights.w_ce > 0 and any(ce_covered):
         scorable = [n for n, ok in zip(pool, ce_covered, strict=True) if ok]
         ce_raw = cross_encoder_scores(ctx, ce_label, query, scorable, opts.tier2.max_chars, opts.tier2.with_name,
-                                      opts.tier2.ce_window_chars)
+                                      opts.tier2.window_chars)
         if ce_raw is not None:
             ce_norm = _spread(norm(ce_raw), ce_covered, prior)
     li_covered = _covered(RERANK_LANGUAGES, query, pool)
@@ -172,7 +172,7 @@ def post_rrf_rerank(ctx: HookContext, analysis: QueryAnalysis, nodes: Sequence[N
     if full and opts.stages.late_interaction and weights.w_li > 0 and any(li_covered):
         scorable = [n for n, ok in zip(pool, li_covered, strict=True) if ok]
         li_raw = late_interaction_scores(ctx, li_label, query, scorable, opts.tier2.max_chars, opts.tier2.with_name,
-                                         opts.tier2.late_interaction_tokens)
+                                         opts.tier2.late_interaction_tokens, opts.tier2.window_chars)
         if li_raw is not None:
             li_norm = _spread(norm(li_raw), li_covered, [0.0] * len(pool))
 

@@ -1,8 +1,9 @@
-"""The passage window the Tier-2 cross-encoder reads: the best few sentences, not the whole chunk.
+"""The passage window the Tier-2 models read: the best few sentences, not the whole chunk.
 
 A cross-encoder's cost grows faster than linearly with the tokens it reads (attention is quadratic
-in the pair's length), and a claim or a question is usually answered by one or two sentences of an
-abstract. With ``tier2.ce_window_chars`` > 0 the model reads, for each candidate, the document name
+in the pair's length), so does the late-interaction model's when it encodes passages at query time,
+and a claim or a question is usually answered by one or two sentences of an abstract. With
+``tier2.window_chars`` > 0 both models read, for each candidate, the document name
 (when ``tier2.with_name``) and then a window of at most that many characters of the chunk:
 
 1. the chunk text is cut into sentences at ``. ! ?`` (and the Chinese full stops) followed by space,

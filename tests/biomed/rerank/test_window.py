@@ -1,4 +1,4 @@
-"""The cross-encoder's passage window (tier2.ce_window_chars): which sentences, how many characters."""
+"""The Tier-2 models' passage window (tier2.window_chars): which sentences, how many characters."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_the_cross_encoder_reads_the_name_then_the_window(tmp_path: Path) -> Non
     named = {"document_name": "Metformin and the liver"}
     nodes = [hit("a", TEXT, meta=named), hit("b", "short text", meta={})]
     for options, passages in (({}, [f"Metformin and the liver\n{TEXT}", "short text"]),
-                              ({"tier2": {"ce_window_chars": 100}},
+                              ({"tier2": {"window_chars": 100}},
                                [f"Metformin and the liver\n{S3} {S4}", "short text"])):
         ctx = context(tmp_path, options=options)
         seen: list[list[str]] = []
@@ -73,3 +73,25 @@ def test_the_cross_encoder_reads_the_name_then_the_window(tmp_path: Path) -> Non
         ctx.services.encoders.cross_encoder = lambda label, encoder=encoder: encoder
         post_rrf_rerank(ctx, analysis("metformin inhibition of glucose output", intent), nodes, SearchMode.FULL)
         assert seen == [passages]
+
+
+def test_the_late_interaction_model_reads_the_same_window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from eagle_rag_biomed.rerank import models
+
+    seen: list[list[str]] = []
+
+    class Scorer:
+        def passage_key(self, text: str) -> str:
+            return text
+
+        def score_pairs(self, query: str, texts: list[str], known: list[object]) -> list[float]:
+            seen.append(list(texts))
+            return [float(len(t)) for t in texts]
+
+    monkeypatch.setattr(models, "get_scorer", lambda label, max_tokens: Scorer())
+    ctx = context(tmp_path, options={"tier2": {"window_chars": 100}})
+    nodes = [hit("a", TEXT, meta={"document_name": "Metformin and the liver"})]
+    scores = models.late_interaction_scores(ctx, "colbert", "metformin inhibition of glucose output", nodes, 2048,
+                                            True, 256, window_chars=100)
+    assert seen == [[f"Metformin and the liver\n{S3} {S4}"]]
+    assert scores == [float(len(f"Metformin and the liver\n{S3} {S4}"))]
