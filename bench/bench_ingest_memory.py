@@ -18,6 +18,7 @@ ratio large/small (the target: within 1.2). ``--format`` picks the records:
     .venv/bin/python bench/bench_ingest_memory.py --format sdf --large-mb 300
     .venv/bin/python bench/bench_ingest_memory.py --format pubmed --small-mb 5 --large-mb 50 --write
     .venv/bin/python bench/bench_ingest_memory.py --small-mb 2 --large-mb 24 --write --store-process
+    .venv/bin/python bench/bench_ingest_memory.py --small-mb 2 --large-mb 24 --write --store-process --token-cache 1024
 
 ``--write`` runs a real ingest (the stores are written) instead of a dry run. By default the vector
 store is the embedded Milvus Lite, which runs inside the ingest process and keeps its loaded
@@ -27,7 +28,10 @@ collections in that process's memory, so the ingest's peak RSS is the pipeline's
 with ``EAGLE_RAG_MILVUS__URI=http://127.0.0.1:PORT``; the ingest's peak RSS is then the pipeline's
 alone (reader, chunker, encoders, tantivy writer, SQLite registry), and the store process's peak and
 final RSS (its ``VmHWM`` and ``VmRSS``, read just before it is stopped) are printed beside it with
-the store's KiB per chunk written. See bench/README.md, "Ingest memory".
+the store's KiB per chunk written. ``--token-cache N`` bounds the deterministic stand-in encoder's
+cache of token vectors (65,536 tokens, about 3.1 KiB each at 384 dimensions) to N tokens in the
+ingest: every generated record brings a token of its own (its number), so that cache, which a real
+encoder does not have, otherwise grows with the records embedded. See bench/README.md, "Ingest memory".
 
 The generated files are deleted afterwards unless ``--keep``.
 """
@@ -217,11 +221,22 @@ def store_process(data_dir: Path) -> Iterator[StoreProcess]:
         server.stop()
 
 
-def dry_run(path: Path, data_dir: Path, write: bool = False, milvus_uri: str = "") -> dict[str, float]:
+# The deterministic stand-in encoder caches one float64 vector per distinct token (functools.lru_cache,
+# 65,536 tokens, about 3.1 KiB each at 384 dimensions); each generated record brings new tokens (its number
+# in the title), so that cache grows with the records embedded until it is full. A real encoder has no such
+# cache: ``--token-cache N`` rebinds it to N tokens in the child, so the figure is the pipeline's.
+TOKEN_CACHE = ("import functools\n"
+               "import eagle_rag.encoders.deterministic as det\n"
+               "det._token_vector = functools.lru_cache(maxsize={size})(det._token_vector.__wrapped__)\n")
+
+
+def dry_run(path: Path, data_dir: Path, write: bool = False, milvus_uri: str = "",
+            token_cache: int | None = None) -> dict[str, float]:
     """Run the CLI's dry run (``write``: a real ingest into ``data_dir``) over ``path`` in a child
     process; its peak RSS (MiB), records, chunks written and seconds. A ``.jsonl`` file runs with the
     core profile, any other with the ``biomed`` profile. ``milvus_uri``: a Milvus server for the
-    vectors instead of the embedded Milvus Lite under ``data_dir``."""
+    vectors instead of the embedded Milvus Lite under ``data_dir``; ``token_cache``: the size of the
+    deterministic encoder's token-vector cache in the child (None: as it is)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("EAGLE_RAG_", "EAGLE_BIOMED_"))}
     env.update({"EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic"})
     if milvus_uri:
@@ -243,6 +258,8 @@ def dry_run(path: Path, data_dir: Path, write: bool = False, milvus_uri: str = "
             "try:\n    main(sys.argv[1:])\n"
             "finally:\n"
             "    print('PEAK_RSS_KB', peak_kb(), file=sys.stderr)\n")
+    if token_cache is not None:
+        code = TOKEN_CACHE.format(size=token_cache) + code
     started = time.perf_counter()
     dry = [] if write else ["--dry-run"]
     done = subprocess.run([sys.executable, "-c", code, "ingest", str(path), "--kb", "bench", *dry, "--json"],
@@ -269,6 +286,9 @@ def main() -> None:
     parser.add_argument("--store-process", action="store_true",
                         help="run Milvus Lite as its own process (milvus.uri = http://127.0.0.1:PORT) and report "
                              "its memory apart from the ingest's")
+    parser.add_argument("--token-cache", type=int, default=None, metavar="N",
+                        help="bound the deterministic encoder's token-vector cache to N tokens in the ingest "
+                             "(default: as it is, 65,536)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="eagle-ingest-mem-", dir=args.dir))
     rows = []
@@ -282,12 +302,12 @@ def main() -> None:
                   f"in {time.perf_counter() - started:.0f} s", flush=True)
             if args.store_process:
                 with store_process(work / f"store-{label}") as server:
-                    result = dry_run(path, work / f"data-{label}", args.write, server.uri)
+                    result = dry_run(path, work / f"data-{label}", args.write, server.uri, args.token_cache)
                     store = server.memory_kb()
                 result.update({"store_peak_mib": store["hwm"] / 1024, "store_rss_mib": store["rss"] / 1024,
                                "store_start_mib": store["start"] / 1024})
             else:
-                result = dry_run(path, work / f"data-{label}", args.write)
+                result = dry_run(path, work / f"data-{label}", args.write, token_cache=args.token_cache)
             rows.append((label, path.stat().st_size, result))
             if not args.keep:
                 path.unlink()
@@ -296,6 +316,8 @@ def main() -> None:
             subprocess.run(["rm", "-rf", str(work)], check=False)
     run = "ingest" if args.write else "dry-run"
     where = ", Milvus Lite in its own process" if args.store_process else ""
+    if args.token_cache is not None:
+        where += f", token cache {args.token_cache}"
     print(f"\n{args.format}, {run}{where}:\n| file | size | records | bad | chunks | {run} s | records/s | "
           f"peak RSS MiB |")
     print("|---|---|---|---|---|---|---|---|")
