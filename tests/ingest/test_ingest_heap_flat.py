@@ -1,0 +1,92 @@
+"""A real ingest's own Python heap does not grow with the records already written (issue 24).
+
+One JSONL file of ``5 * N`` records goes through ``Engine.ingest`` on real stores (Milvus Lite, tantivy,
+SQLite registry; the deterministic encoder). ``tracemalloc`` takes the heap after ``N`` records and
+after ``5 * N``, both at the same point of a batch, and compares what the pipeline holds: the reader,
+the duplicate-id check, the report, the batches, the registry and lexical clients. Two things are
+left out on purpose, since they are not the pipeline's (see docs/architecture.md, "Ingest memory"):
+
+- Milvus Lite (and pymilvus/grpc under it): the embedded store runs inside the process and keeps its
+  loaded collections in memory; a Milvus server (``milvus.uri``) holds them in its own process;
+- the deterministic stand-in encoder's cache of token vectors (bounded at 65,536 tokens; every
+  record here brings a token of its own).
+
+The memory measured outside Python (tantivy's writer, SQLite's page cache) is in bench/README.md
+(``bench/bench_ingest_memory.py --write --store-process``).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from eagle_rag.engine import Engine
+from eagle_rag.ingest import orchestrator
+from eagle_rag.settings import load_settings
+
+pytestmark = pytest.mark.integration
+BATCH = 32
+N = 4 * BATCH  # records before the first look; the second comes after 5 * N
+PER_RECORD_BYTES = 64  # allowed heap growth per record written between the two looks
+WORDS = ["kinase", "receptor", "antibody", "cohort", "survival", "toxicity", "metformin", "insulin"]
+NOT_THE_PIPELINE = ["*/milvus_lite/*", "*/pymilvus/*", "*/grpc/*", "*/google/protobuf/*",
+                    "*/eagle_rag/encoders/deterministic.py", tracemalloc.__file__]
+
+
+def _corpus(path: Path, records: int) -> None:
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(1, records + 1):
+            text = " ".join(WORDS[(i + k) % len(WORDS)] for k in range(40))
+            fh.write(json.dumps({"_id": f"d{i}", "title": f"Record {i}", "text": f"{text} marker{i}"}) + "\n")
+
+
+def _pipeline_heap() -> int:
+    gc.collect()
+    snapshot = tracemalloc.take_snapshot().filter_traces(
+        [tracemalloc.Filter(False, pattern) for pattern in NOT_THE_PIPELINE])
+    return sum(stat.size for stat in snapshot.statistics("filename"))
+
+
+def _heap_growth(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                 hold: Callable[[int], None] = lambda _: None) -> tuple[int, int]:
+    """(heap after 5 * N records - heap after N, documents written); ``hold(i)`` runs at every tick."""
+    monkeypatch.setattr(orchestrator, "DOCS_PER_BATCH", BATCH)
+    monkeypatch.setattr(orchestrator, "PROGRESS_EVERY", 1)
+    warm, corpus = tmp_path / "warm.jsonl", tmp_path / "corpus.jsonl"
+    _corpus(warm, BATCH)
+    _corpus(corpus, 5 * N + BATCH)
+    settings = load_settings(environ={}, overrides={"data_dir": str(tmp_path / "data"), "plugins": {"enabled": []},
+                                                   "encoders": {"mode": "deterministic"}})
+    heap: dict[int, int] = {}
+
+    def progress(done: int, _total: int | None) -> None:
+        hold(done)
+        if done in (N + 1, 5 * N + 1):  # the same point of a batch: N (5 N) records written, none pending
+            heap[done] = _pipeline_heap()
+
+    tracemalloc.start(1)
+    try:
+        with Engine(settings) as eng:
+            eng.ingest([warm], kb_name="warm")  # collections created, indexes opened
+            report = eng.ingest([corpus], kb_name="kb", progress=progress)
+    finally:
+        tracemalloc.stop()
+    return heap[5 * N + 1] - heap[N + 1], report.documents
+
+
+def test_ingest_heap_does_not_grow_with_records_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    growth, documents = _heap_growth(tmp_path, monkeypatch)
+    assert documents == 5 * N + BATCH
+    assert growth < PER_RECORD_BYTES * 4 * N, f"{growth} bytes over {4 * N} records written"
+
+
+def test_the_check_sees_a_per_record_leak(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same measure catches 200 bytes kept per record (a list of every id seen, say)."""
+    kept: list[bytes] = []
+    growth, _ = _heap_growth(tmp_path, monkeypatch, hold=lambda i: kept.append(b"x" * 160 + str(i).encode()))
+    assert growth >= PER_RECORD_BYTES * 4 * N
