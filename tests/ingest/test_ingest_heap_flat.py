@@ -4,7 +4,7 @@ One JSONL file of ``5 * N`` records goes through ``Engine.ingest`` on real store
 SQLite registry; the deterministic encoder). ``tracemalloc`` takes the heap after ``N`` records and
 after ``5 * N``, both at the same point of a batch, and compares what the pipeline holds: the reader,
 the duplicate-id check, the report, the batches, the registry and lexical clients. Two things are
-left out on purpose, since they are not the pipeline's (see docs/architecture.md, "Ingest memory"):
+left out on purpose, since they are not the pipeline's (docs/architecture.md#ingest-memory):
 
 - Milvus Lite (and pymilvus/grpc under it): the embedded store runs inside the process and keeps its
   loaded collections in memory; a Milvus server (``milvus.uri``) holds them in its own process;
