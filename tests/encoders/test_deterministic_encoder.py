@@ -66,3 +66,17 @@ def test_protocols_and_cross_encoder() -> None:
     assert cross.score_pairs("q", []) == []
     with pytest.raises(ValueError):
         DeterministicEncoder(0)
+
+
+def test_the_token_cache_is_bounded_to_a_few_mebibytes() -> None:
+    """A long ingest with the hash encoder meets a new token in every record: the cache must not
+    grow with it. 8,192 tokens x 384 dimensions x 8 bytes = 25,165,824 bytes (24 MiB)."""
+    from eagle_rag.encoders import deterministic
+
+    maxsize = deterministic._token_vector.cache_info().maxsize
+    assert maxsize == deterministic.TOKEN_CACHE == 8192
+    assert maxsize * 384 * 8 == 25_165_824
+    deterministic._token_vector.cache_clear()
+    encoder = deterministic.DeterministicEncoder(384)
+    encoder.encode_passages([f"record number{i}" for i in range(9000)])
+    assert deterministic._token_vector.cache_info().currsize == 8192

@@ -33,7 +33,12 @@ def hash_tokens(text: str) -> list[str]:
     return tokens
 
 
-@lru_cache(maxsize=65536)
+TOKEN_CACHE = 8192
+"""Token vectors kept per process: 8,192 x 384 float64 = 24 MiB (65,536 kept 192 MiB, and grew with
+every new token of a long ingest: bench/README.md, "The store apart from the pipeline")."""
+
+
+@lru_cache(maxsize=TOKEN_CACHE)
 def _token_vector(token: str, dim: int) -> np.ndarray:
     """A pseudo-random unit-variance vector for ``token``: SHA-256 in counter mode, read as int32."""
     needed = dim * 4
