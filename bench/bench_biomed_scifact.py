@@ -9,7 +9,8 @@
 use its default, ``auto``) and prints nDCG@10, Recall@100, MRR@10 and the
 latency per query (p50 / p95); ``--runs DIR`` keeps each row's ranked documents and latency per claim
 (one JSON line per claim, written as it is answered) and ``score --runs FILE`` scores such a log, also
-one stopped early, writing every claim's nDCG@10 next to it. ``tune`` runs the full pipeline once
+one stopped early, writing every claim's nDCG@10 next to it (``--against LOG`` adds the difference
+from a second log, paired per claim, with its standard error). ``tune`` runs the full pipeline once
 with every Tier-2 signal recorded
 (cross-encoder and late interaction included; ``--json`` saves the recording, ``--score-cache`` memoises
 the model scores for a later recording), then searches the weights offline on the recorded signals
@@ -107,17 +108,34 @@ def scored(qrels: dict[str, dict[str, int]], runs: dict[str, dict[str, float]]) 
     return {k: round(float(v), 4) for k, v in dict(metrics).items()}
 
 
-def score(args: argparse.Namespace, data: Any) -> None:
-    """Score the claim log of ``--runs`` (also one stopped early) and write each claim's nDCG@10 next to it."""
-    lines = [json.loads(line) for line in Path(args.runs).read_text(encoding="utf-8").splitlines() if line]
+def claim_scores(path: Path, data: Any) -> tuple[dict[str, float], list[float]]:
+    """Each claim's nDCG@10 in a claim log (also one stopped early), and its latencies in ms, sorted."""
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
     runs = {r["qid"]: {d: float(100 - i) for i, d in enumerate(r["docs"])} or {"__none__": 0.0} for r in lines}
-    judged = {q: data.qrels[q] for q in runs}
-    per_claim = evaluate(Qrels(judged), Run(runs), "ndcg@10", return_mean=False, make_comparable=True)
-    latencies = sorted(float(r["ms"]) for r in lines)
-    print(f"{args.runs}: {len(runs)} of {len(data.queries)} claims  {scored(data.qrels, runs)}  "
+    run = Run(runs)
+    evaluate(Qrels({q: data.qrels[q] for q in runs}), run, "ndcg@10", return_mean=False, make_comparable=True)
+    per_claim = run.scores["ndcg@10"]  # by claim id: ranx orders its returned array by sorted id
+    return {q: float(per_claim[q]) for q in runs}, sorted(float(r["ms"]) for r in lines)
+
+
+def score(args: argparse.Namespace, data: Any) -> None:
+    """Score the claim log of ``--runs`` (also one stopped early) and write each claim's nDCG@10 next to it;
+    with ``--against LOG``, the difference from that log over the claims both hold, paired per claim."""
+    path = Path(args.runs)
+    per_claim, latencies = claim_scores(path, data)
+    mean = sum(per_claim.values()) / len(per_claim)
+    print(f"{path}: {len(per_claim)} of {len(data.queries)} claims  nDCG@10 {mean:.4f}  "
           f"p50 {percentile(latencies, 50):.0f} ms  p95 {percentile(latencies, 95):.0f} ms")
-    Path(args.runs).with_suffix(".ndcg.json").write_text(json.dumps(dict(zip(runs, map(float, per_claim),
-                                                                             strict=True))))
+    path.with_suffix(".ndcg.json").write_text(json.dumps(per_claim))
+    if args.against:
+        other, other_ms = claim_scores(Path(args.against), data)
+        common = [q for q in per_claim if q in other]
+        diffs = np.asarray([per_claim[q] - other[q] for q in common])
+        se = float(diffs.std(ddof=1) / math.sqrt(len(diffs))) if len(diffs) > 1 else float("nan")
+        print(f"against {args.against}: {len(common)} claims  {np.mean([other[q] for q in common]):.4f} -> "
+              f"{np.mean([per_claim[q] for q in common]):.4f}  difference {diffs.mean():+.4f}  SE {se:.4f}  "
+              f"up / down {int((diffs > 1e-9).sum())} / {int((diffs < -1e-9).sum())}  "
+              f"p50 {percentile(other_ms, 50):.0f} -> {percentile(latencies, 50):.0f} ms")
 
 
 def ablation(args: argparse.Namespace, data: Any) -> None:
@@ -444,6 +462,7 @@ def main() -> None:
     parser.add_argument("--recorded", default="", help="tune: search the weights of a saved recording (no run)")
     parser.add_argument("--sentence-pool", type=int, default=10, help="sentences: pool documents scored")
     parser.add_argument("--pools", default="30", help="tune: comma-separated pool sizes to evaluate (<= recorded)")
+    parser.add_argument("--against", default="", help="score: a second claim log, compared claim by claim")
     parser.add_argument("--runs", default="", help="ablation: folder for one claim log (JSON lines) per row; "
                                                    "score: the claim log to score")
     args = parser.parse_args()
