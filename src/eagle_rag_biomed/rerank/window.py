@@ -42,8 +42,8 @@ def query_stems(query: str) -> frozenset[str]:
 
 
 def split_for_window(text: str) -> list[str]:
-    """``text`` cut after sentence-ending punctuation followed by space; every character is kept
-    (the pieces joined by single spaces give ``text`` with its runs of space collapsed)."""
+    """``text`` cut after sentence-ending punctuation followed by space; only the space at each cut
+    (and around ``text``) is dropped, every other character is in exactly one piece."""
     return [piece for piece in _CUT.split(text.strip()) if piece]
 
 
