@@ -29,7 +29,7 @@ with ``EAGLE_RAG_MILVUS__URI=http://127.0.0.1:PORT``; the ingest's peak RSS is t
 alone (reader, chunker, encoders, tantivy writer, SQLite registry), and the store process's peak and
 final RSS (its ``VmHWM`` and ``VmRSS``, read just before it is stopped) are printed beside it with
 the store's KiB per chunk written. ``--token-cache N`` bounds the deterministic stand-in encoder's
-cache of token vectors (65,536 tokens, about 3.1 KiB each at 384 dimensions) to N tokens in the
+cache of token vectors (8,192 tokens by default, about 3.1 KiB each at 384 dimensions) to N tokens in the
 ingest: every generated record brings a token of its own (its number), so that cache, which a real
 encoder does not have, otherwise grows with the records embedded. See bench/README.md, "Ingest memory".
 
@@ -221,10 +221,10 @@ def store_process(data_dir: Path) -> Iterator[StoreProcess]:
         server.stop()
 
 
-# The deterministic stand-in encoder caches one float64 vector per distinct token (functools.lru_cache,
-# 65,536 tokens, about 3.1 KiB each at 384 dimensions); each generated record brings new tokens (its number
-# in the title), so that cache grows with the records embedded until it is full. A real encoder has no such
-# cache: ``--token-cache N`` rebinds it to N tokens in the child, so the figure is the pipeline's.
+# The deterministic stand-in encoder caches one float64 vector per distinct token (functools.lru_cache of
+# deterministic.TOKEN_CACHE = 8,192 tokens, about 3.1 KiB each at 384 dimensions; 65,536 before); each
+# generated record brings new tokens (its number in the title), so that cache grows with the records embedded
+# until it is full. A real encoder has no such cache: ``--token-cache N`` rebinds it to N tokens in the child.
 TOKEN_CACHE = ("import functools\n"
                "import eagle_rag.encoders.deterministic as det\n"
                "det._token_vector = functools.lru_cache(maxsize={size})(det._token_vector.__wrapped__)\n")
@@ -288,7 +288,7 @@ def main() -> None:
                              "its memory apart from the ingest's")
     parser.add_argument("--token-cache", type=int, default=None, metavar="N",
                         help="bound the deterministic encoder's token-vector cache to N tokens in the ingest "
-                             "(default: as it is, 65,536)")
+                             "(default: as it is, 8,192)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="eagle-ingest-mem-", dir=args.dir))
     rows = []

@@ -133,3 +133,19 @@ def decisions(ctx: HookContext, category: str | None = None) -> list[Any]:
     """The decisions the context's audit recorded (optionally of one category)."""
     recent = ctx.audit.ring.recent(1000)
     return [d for d in recent if category is None or d.category == category]
+
+
+def spy_cross_encoder(ctx: HookContext, label: str = "medcpt-rerank") -> list[list[str]]:
+    """Record the passages each call of ``label``'s cross-encoder reads (it still scores them): the
+    returned list gets one entry per ``score_pairs`` call."""
+    seen: list[list[str]] = []
+    encoder = ctx.services.encoders.cross_encoder(label)
+    original = encoder.score_pairs
+
+    def spy(query: str, texts: list[str]) -> list[float]:
+        seen.append(list(texts))
+        return list(original(query, texts))
+
+    encoder.score_pairs = spy
+    ctx.services.encoders.cross_encoder = lambda _label: encoder
+    return seen

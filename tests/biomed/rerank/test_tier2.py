@@ -11,7 +11,7 @@ from eagle_rag.types import QueryRetrievalIntent, SearchMode
 from eagle_rag_biomed.rerank.models import merged_prior, minmax, rank_normalised, rank_prior
 from eagle_rag_biomed.rerank.tier2 import Signals, fuse_signals, post_rrf_rerank, split_images
 from eagle_rag_biomed.rerank.weights import BASE_TABLE, PROFILE_WEIGHTS, ProfileWeights, weights_for
-from tests.biomed.query_support import analysis, context, decisions, hit
+from tests.biomed.query_support import analysis, context, decisions, hit, spy_cross_encoder
 
 pytestmark = pytest.mark.unit
 
@@ -186,16 +186,7 @@ def test_cross_encoder_reads_the_document_name_by_default(tmp_path: Path) -> Non
     for options, passages in (({}, [f"{named['document_name']}\nunrelated words", "400 mg once daily"]),
                               ({"tier2": {"with_name": False}}, ["unrelated words", "400 mg once daily"])):
         ctx = context(tmp_path, options=options)
-        seen: list[list[str]] = []
-        encoder = ctx.services.encoders.cross_encoder("medcpt-rerank")
-        original = encoder.score_pairs
-
-        def spy(query: str, texts: list[str], original=original, seen=seen) -> list[float]:
-            seen.append(list(texts))
-            return original(query, texts)
-
-        encoder.score_pairs = spy
-        ctx.services.encoders.cross_encoder = lambda label, encoder=encoder: encoder
+        seen = spy_cross_encoder(ctx)
         post_rrf_rerank(ctx, analysis("imatinib dosage", REGULATORY), nodes, SearchMode.FULL)
         assert seen == [passages]
 

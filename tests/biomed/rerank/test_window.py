@@ -9,7 +9,7 @@ import pytest
 from eagle_rag.types import QueryRetrievalIntent, SearchMode
 from eagle_rag_biomed.rerank.tier2 import post_rrf_rerank
 from eagle_rag_biomed.rerank.window import best_window, query_stems, split_for_window
-from tests.biomed.query_support import analysis, context, hit
+from tests.biomed.query_support import analysis, context, hit, spy_cross_encoder
 
 pytestmark = pytest.mark.unit
 
@@ -61,16 +61,7 @@ def test_the_cross_encoder_reads_the_name_then_the_window(tmp_path: Path) -> Non
                               ({"tier2": {"window_chars": 100}},
                                [f"Metformin and the liver\n{S3} {S4}", "short text"])):
         ctx = context(tmp_path, options=options)
-        seen: list[list[str]] = []
-        encoder = ctx.services.encoders.cross_encoder("medcpt-rerank")
-        original = encoder.score_pairs
-
-        def spy(query: str, texts: list[str], original=original, seen=seen) -> list[float]:
-            seen.append(list(texts))
-            return original(query, texts)
-
-        encoder.score_pairs = spy
-        ctx.services.encoders.cross_encoder = lambda label, encoder=encoder: encoder
+        seen = spy_cross_encoder(ctx)
         post_rrf_rerank(ctx, analysis("metformin inhibition of glucose output", intent), nodes, SearchMode.FULL)
         assert seen == [passages]
 
