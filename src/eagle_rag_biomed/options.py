@@ -15,13 +15,14 @@ the routing switches (``default_dual_text_search``, ``medcpt_dual_search``,
             ``supplement``, ``inject``, ``tier2``, ``cross_encoder``, ``late_interaction``,
             ``chemical_branch``. ``dense_suffix`` defaults to ``auto``: on only when the
             ``pubmedbert`` label has a real checkpoint (docs/biomed.md, "Query expansion").
-``tier1``   ``pool`` (hits of a plan re-scored, 20), ``max_chars`` (2048), ``with_name`` (off) and
+``tier1``   ``pool`` (hits of a plan re-scored, 20), ``max_chars`` (2048), ``with_name`` (off),
             ``mode``: ``fuse`` (RRF of the incoming and cosine ranks, the default) or ``cosine``
-            (sort by cosine alone).
+            (sort by cosine alone), and ``stored_vectors`` (on: the collection's own vectors).
 ``tier2``   ``pool`` (candidates scored by the models, 30), ``max_chars`` (2048), ``with_name`` (on:
             models read the document name before the text, as the ingest embeds it),
-            ``late_interaction_encoder`` (``colbert``), ``late_interaction_tokens`` (16 to 512, 256)
-            and ``normalise`` (``minmax`` of the raw model scores, or ``rank``).
+            ``late_interaction_encoder`` (``colbert``), ``late_interaction_tokens`` (16 to 512, 256),
+            ``normalise`` (``minmax`` of the raw model scores, or ``rank``), ``window_chars`` (0) and
+            ``cross_encoder_pool`` (30: candidates the cross-encoder reads).
 
 The LLM of the document router is off by default (no LLM is reachable from these machines) and is
 any OpenAI-compatible chat API (``base_url``, ``model``, the API key read from the environment
@@ -117,6 +118,9 @@ class Tier1Options(_Strict):
     with_name: bool = Field(False, description="put the document name in front of the passage")
     mode: Literal["cosine", "fuse"] = Field("fuse", description="fuse: RRF of the incoming and cosine ranks | "
                                             "cosine: sort by cosine alone")
+    stored_vectors: bool = Field(True, description="read each hit's vector from its collection when the "
+                                 "collection's encoder is Tier-1's (what the ingest embedded: the document name, "
+                                 "then the text) instead of encoding the passage at query time")
 
 
 class Tier2Options(_Strict):
@@ -131,6 +135,8 @@ class Tier2Options(_Strict):
                                                  "rank: their reciprocal rank")
     window_chars: int = Field(0, ge=0, description="characters of each passage the Tier-2 models read: the "
                                  "sentences around the one with most query words (0 = the whole passage)")
+    cross_encoder_pool: int = Field(30, ge=1, le=500, description="candidates the cross-encoder reads: the best of "
+                                    "the pool by the other signals (a pool's size or more = every candidate)")
 
 
 class BiomedOptions(BaseModel):

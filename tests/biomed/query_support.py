@@ -67,6 +67,9 @@ class FakeVectors:
             nodes = [n for n in nodes if n.node.document_id in flt.document_ids]
         return [ScoredId(n.node.id, n.score, n.node) for n in nodes[:top_k]]
 
+    def get_rows(self, collection: str, chunk_ids: Sequence[str]) -> list[tuple[Chunk, list[float]]]:
+        return []  # no stored vectors: Tier-1 embeds the passages
+
 
 class FakeRegistry:
     """A document registry answering name lookups and records from fixed data."""

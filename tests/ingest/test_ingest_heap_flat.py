@@ -8,7 +8,7 @@ left out on purpose, since they are not the pipeline's (docs/architecture.md#ing
 
 - Milvus Lite (and pymilvus/grpc under it): the embedded store runs inside the process and keeps its
   loaded collections in memory; a Milvus server (``milvus.uri``) holds them in its own process;
-- the deterministic stand-in encoder's cache of token vectors (bounded at 65,536 tokens; every
+- the deterministic stand-in encoder's cache of token vectors (bounded at 8,192 tokens; every
   record here brings a token of its own).
 
 The memory measured outside Python (tantivy's writer, SQLite's page cache) is in bench/README.md

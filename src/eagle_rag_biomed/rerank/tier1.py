@@ -17,7 +17,10 @@ The chemical plan of a non-chemical query (added by the router because the query
 only the compounds of those drugs (:func:`compounds_of_named_drugs`): other compounds would enter the
 merged ranking at the top ranks of their own list.
 
-Passage vectors are cached per (encoder, chunk id, text) so repeated candidates are embedded once.
+With ``tier1.stored_vectors`` (the default) a passage's vector is the one its collection holds, when
+the collection's encoder is the plan's domain encoder: the ingest embedded the document name and the
+text, and nothing is encoded at query time but the query. Other passages are embedded now (cut to
+``tier1.max_chars``) and cached per (encoder, chunk id, text), so repeated candidates are embedded once.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from eagle_rag_biomed.rerank.signals import (
 )
 
 __all__ = ["TIER1_ENCODERS", "biomed_rerank", "compounds_of_named_drugs", "cosine_rerank", "entity_filter",
-           "model_of"]
+           "model_of", "stored_vectors"]
 
 TIER1_ENCODERS: dict[str, str] = {Collection.TEXT_BIOMED: EncoderLabel.PUBMEDBERT,
                                   Collection.CHEMICAL: EncoderLabel.MOLFORMER}
@@ -102,9 +105,27 @@ def model_of(ctx: HookContext, label: str) -> str:
     return spec.model_ref or label
 
 
+def stored_vectors(ctx: HookContext, collection: str, encoder: str,
+                   nodes: Sequence[NodeWithScore]) -> list[list[float] | None]:
+    """The vectors ``collection`` holds for ``nodes`` (what the ingest embedded: the document name, then
+    the text), aligned with them, when the collection's encoder is ``encoder``; None where there is none."""
+    if not (ctx.services.has("vectors") and ctx.services.has("encoders")):
+        return [None] * len(nodes)
+    try:
+        own = ctx.services.encoders.collection(collection).default_encoder
+    except ValueError:
+        return [None] * len(nodes)
+    if own != encoder:
+        return [None] * len(nodes)
+    rows = {chunk.id: vector for chunk, vector in ctx.services.vectors.get_rows(collection, [n.node.id for n in nodes])}
+    return [rows.get(n.node.id) for n in nodes]
+
+
 def cosine_rerank(ctx: HookContext, nodes: Sequence[NodeWithScore], query: str, encoder: str,
-                  max_chars: int = 2048, stage: str = "cosine_rerank", with_name: bool = False) -> list[NodeWithScore]:
-    """``nodes`` sorted by the cosine between the query and each passage (``text[:max_chars]``), best first.
+                  max_chars: int = 2048, stage: str = "cosine_rerank", with_name: bool = False,
+                  known: Sequence[list[float] | None] | None = None) -> list[NodeWithScore]:
+    """``nodes`` sorted by the cosine between the query and each passage (``text[:max_chars]``), best first;
+    a passage with a vector in ``known`` (aligned with ``nodes``) is not embedded again.
 
     Ties keep the incoming order. Raises RuntimeError when the encoder gives no vectors.
     """
@@ -114,7 +135,9 @@ def cosine_rerank(ctx: HookContext, nodes: Sequence[NodeWithScore], query: str, 
     texts = [passage_text(n, max_chars, with_name) for n in nodes]
     keys = [(encoder, n.node.id, hashlib.blake2b(t.encode(), digest_size=8).hexdigest()) for n, t in zip(
         nodes, texts, strict=True)]
-    vectors: list[list[float] | None] = [_CACHE.get(k) for k in keys]
+    given = list(known) if known is not None else [None] * len(nodes)
+    vectors: list[list[float] | None] = [v if v is not None else _CACHE.get(k) for k, v in zip(keys, given,
+                                                                                                strict=True)]
     missing = [i for i, v in enumerate(vectors) if v is None]
     if missing:
         for i, vec in zip(missing, _embed(ctx, encoder, [texts[i] for i in missing], "passage"), strict=True):
@@ -171,12 +194,14 @@ def biomed_rerank(ctx: HookContext, analysis: QueryAnalysis, plan: CollectionQue
     demoted: list[NodeWithScore] = []
     if analysis.intent.require_entity_match and analysis.sparse_terms:
         pool, demoted = entity_filter(pool, analysis.sparse_terms)
+    known = stored_vectors(ctx, plan.collection, encoder, pool) if opts.stored_vectors else None
     ranked = cosine_rerank(ctx, pool, analysis.query, encoder, opts.max_chars, stage="rerank_t1_cosine",
-                           with_name=opts.with_name)
+                           with_name=opts.with_name, known=known)
     if opts.mode == "fuse":
         ranked = merge_rrf([pool, ranked], k=ctx.settings.router.rrf_k, stage="rerank_t1_fuse")
     ctx.log_decision("biomed_rerank_t1", plugin=PLUGIN_NAME,
                      summary=f"{plan.collection}: cosine rerank of {len(pool)} hits ({opts.mode})",
                      collection=plan.collection, encoder=encoder, model=model_of(ctx, encoder),
-                     kept=len(pool), demoted=len(demoted), workflow=analysis.workflow.value)
+                     kept=len(pool), demoted=len(demoted), workflow=analysis.workflow.value,
+                     stored_vectors=sum(v is not None for v in known or ()))
     return [*ranked, *demoted, *rest]

@@ -29,7 +29,7 @@ list. See docs/biomed.md, "Tier-2: the merged rerank".
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from eagle_rag.plugin_api import (
     CROSS_ENCODER_STAGE,
@@ -60,7 +60,8 @@ from eagle_rag_biomed.rerank.signals import (
 from eagle_rag_biomed.rerank.tier1 import model_of
 from eagle_rag_biomed.rerank.weights import ProfileWeights, weights_for
 
-__all__ = ["IMAGE_CHUNK_TYPES", "Signals", "fuse_signals", "post_rrf_rerank", "split_images"]
+__all__ = ["IMAGE_CHUNK_TYPES", "Signals", "cross_encoder_choice", "fuse_signals", "post_rrf_rerank", "split_images",
+           "tier2_score"]
 
 IMAGE_CHUNK_TYPES = frozenset({"image", "medical_image"})
 
@@ -84,16 +85,19 @@ def split_images(nodes: Sequence[NodeWithScore]) -> tuple[list[NodeWithScore], l
     return texts, images
 
 
+def tier2_score(signals: Signals, w: ProfileWeights, i: int) -> float:
+    """The Tier-2 formula (module docstring) for candidate ``i``."""
+    return (w.w_ce * signals.ce_norm[i] + w.w_li * signals.li_norm[i] + w.w_prior * signals.prior[i]
+            + w.w_entity * signals.entity[i] + w.w_sec * signals.section[i] - w.w_xdrug_penalty * signals.xdrug[i])
+
+
 def fuse_signals(nodes: Sequence[NodeWithScore], signals: Signals, w: ProfileWeights) -> list[NodeWithScore]:
     """Score every node by the Tier-2 formula and sort, best first (ties keep the incoming order)."""
     scored = []
     for i in range(len(nodes)):
-        final = (w.w_ce * signals.ce_norm[i] + w.w_li * signals.li_norm[i] + w.w_prior * signals.prior[i]
-                 + w.w_entity * signals.entity[i] + w.w_sec * signals.section[i]
-                 - w.w_xdrug_penalty * signals.xdrug[i])
         detail = {"ce_norm": signals.ce_norm[i], "li_norm": signals.li_norm[i], "prior": signals.prior[i],
                   "entity": signals.entity[i], "section": signals.section[i], "xdrug": signals.xdrug[i]}
-        scored.append((final, i, detail))
+        scored.append((tier2_score(signals, w, i), i, detail))
     scored.sort(key=lambda item: (-item[0], item[1]))
     return [nodes[i].scored("rerank_t2", final, rank, detail) for rank, (final, i, detail) in enumerate(scored, 1)]
 
@@ -119,15 +123,28 @@ def _spread(scored: Sequence[float], covered: Sequence[bool], fallback: Sequence
     return [next(values) if ok else fallback[i] for i, ok in enumerate(covered)]
 
 
-def _trail_cross_encoder(pool: Sequence[NodeWithScore], covered: Sequence[bool],
+def cross_encoder_choice(pool: Sequence[NodeWithScore], cheap: Signals, weights: ProfileWeights,
+                         size: int) -> list[bool]:
+    """Per passage: is it one of the ``size`` best of the pool by every signal but the cross-encoder's
+    (the Tier-2 formula with ``ce_norm`` = the rank prior, as without a cross-encoder)? All True when
+    ``size`` covers the pool."""
+    if size >= len(pool):
+        return [True] * len(pool)
+    order = sorted(range(len(pool)), key=lambda i: (-tier2_score(cheap, weights, i), i))
+    chosen = set(order[:size])
+    return [i in chosen for i in range(len(pool))]
+
+
+def _trail_cross_encoder(pool: Sequence[NodeWithScore], covered: Sequence[bool], asked: Sequence[bool],
                          raw: Sequence[float] | None) -> list[NodeWithScore]:
-    """The cross-encoder's trail entry on each passage: its score and rank among the scored ones, or
-    ``skipped: language`` (rank = pool position) for a passage the model was not asked about."""
-    scored = [n for n, ok in zip(pool, covered, strict=True) if ok]
+    """The cross-encoder's trail entry on each passage: its score and rank among the scored ones,
+    ``skipped: language`` (rank = pool position) for a passage outside the model's languages, nothing
+    for one outside the cross-encoder's pool."""
+    scored = [n for n, ok in zip(pool, asked, strict=True) if ok]
     staged = iter(with_stage(scored, CROSS_ENCODER_STAGE, raw) if raw is not None else [])
     out = []
-    for rank, (node, ok) in enumerate(zip(pool, covered, strict=True), start=1):
-        if ok and raw is not None:
+    for rank, (node, ok, ask) in enumerate(zip(pool, covered, asked, strict=True), start=1):
+        if ask and raw is not None:
             out.append(next(staged))
         elif not ok:
             out.append(skipped_for_language(node, rank, CROSS_ENCODER_STAGE))
@@ -158,14 +175,6 @@ def post_rrf_rerank(ctx: HookContext, analysis: QueryAnalysis, nodes: Sequence[N
 
     # a model scores only the query and passages in its languages (docs/architecture.md, "Rerankers and
     # languages"); a passage it may not read keeps the fallback value of that signal
-    ce_covered = _covered(RERANK_LANGUAGES, query, pool)
-    ce_raw = ce_norm = None
-    if full and opts.stages.cross_encoder and weights.w_ce > 0 and any(ce_covered):
-        scorable = [n for n, ok in zip(pool, ce_covered, strict=True) if ok]
-        ce_raw = cross_encoder_scores(ctx, ce_label, query, scorable, opts.tier2.max_chars, opts.tier2.with_name,
-                                      opts.tier2.window_chars)
-        if ce_raw is not None:
-            ce_norm = _spread(norm(ce_raw), ce_covered, prior)
     li_covered = _covered(RERANK_LANGUAGES, query, pool)
     li_raw = li_norm = None
     li_label = opts.tier2.late_interaction_encoder
@@ -177,16 +186,32 @@ def post_rrf_rerank(ctx: HookContext, analysis: QueryAnalysis, nodes: Sequence[N
             li_norm = _spread(norm(li_raw), li_covered, [0.0] * len(pool))
 
     boost, protected = analysis.boost_terms, analysis.penalty_drugs
-    signals = Signals(
-        ce_norm=ce_norm if ce_norm is not None else list(prior),
+    cheap = Signals(
+        ce_norm=list(prior),
         li_norm=li_norm if li_norm is not None else [0.0] * len(pool),
         prior=prior,
         entity=[entity_match_score(n, boost) for n in pool],
         section=[section_match_score(n, analysis.section_cues) for n in pool],
         xdrug=[cross_drug_penalty(n, protected) for n in pool],
     )
+    ce_covered = _covered(RERANK_LANGUAGES, query, pool)
+    ce_chosen = cross_encoder_choice(pool, cheap, weights, opts.tier2.cross_encoder_pool)
+    ce_asked = [ok and chosen for ok, chosen in zip(ce_covered, ce_chosen, strict=True)]
+    ce_raw = ce_norm = None
+    if full and opts.stages.cross_encoder and weights.w_ce > 0 and any(ce_asked):
+        scorable = [n for n, ok in zip(pool, ce_asked, strict=True) if ok]
+        ce_raw = cross_encoder_scores(ctx, ce_label, query, scorable, opts.tier2.max_chars, opts.tier2.with_name,
+                                      opts.tier2.window_chars)
+        if ce_raw is not None:
+            # a passage outside the model's languages keeps its prior; one outside the cross-encoder's
+            # pool ranks below every passage it read
+            fallback = [0.0 if ok and not chosen else p for p, ok, chosen in zip(prior, ce_covered, ce_chosen,
+                                                                                   strict=True)]
+            ce_norm = _spread(norm(ce_raw), ce_asked, fallback)
+
+    signals = replace(cheap, ce_norm=ce_norm) if ce_norm is not None else cheap
     if full and opts.stages.cross_encoder and weights.w_ce > 0:
-        pool = _trail_cross_encoder(pool, ce_covered, ce_raw)
+        pool = _trail_cross_encoder(pool, ce_covered, ce_asked, ce_raw)
     fused = fuse_signals(pool, signals, weights)
     if workflow is Workflow.CHEMICAL and opts.stages.chemical_branch:
         fused = apply_chemical_branch(ctx, analysis, fused, scale=weights.positive_total)

@@ -27,7 +27,7 @@ def engine(tmp_path_factory):
     corpus = tmp_path_factory.mktemp("corpus")
     for name, text in DOCS.items():
         (corpus / name).write_text(text, encoding="utf-8")
-    tokens = {"token_vector_collections": ["eagle_text_biomed", "eagle_text"]}  # opted in
+    tokens = {"token_vector_collections": ["eagle_text_biomed", "eagle_text"]}  # the profile's, off in the helper
     with Engine(biomed_settings(tmp_path_factory.mktemp("data"), ingest=tokens)) as eng:
         report = eng.ingest([corpus], kb_name="kb")
         assert report.failures == [] and report.documents == 2
@@ -86,3 +86,22 @@ def test_warm_up_loads_what_the_first_query_needs(engine: Engine) -> None:
     assert {label for label in engine.encoders.labels() if engine.encoders.is_loaded(label)} == loaded
     assert set(report.timings_ms) == {"stores", "pipeline", "encoders", "plugins"}
     assert np.isfinite(report.seconds)
+
+
+def test_tier1_reads_the_vectors_the_collection_holds(engine: Engine, monkeypatch) -> None:
+    encoder = engine.encoders.text_encoder("pubmedbert")
+    encoded: list[str] = []
+    original = encoder.encode_passages
+
+    def spy(texts):
+        encoded.extend(texts)
+        return original(texts)
+
+    monkeypatch.setattr(encoder, "encode_passages", spy)
+    query = "imatinib dose in chronic myeloid leukemia"
+    response = engine.search(SearchRequest(query=query, top_k=2, mode=SearchMode.HYBRID))
+    assert response.hits and response.hits[0].text.startswith("Imatinib")
+    tier1 = [d for d in engine.audit.ring.recent(200) if d.category == "biomed_rerank_t1"][-1]
+    # every hit of eagle_text_biomed had its stored vector: no passage was embedded at query time
+    assert tier1.data["kept"] >= 1 and tier1.data["stored_vectors"] == tier1.data["kept"]
+    assert set(encoded) <= {query}  # the stand-in encoder embeds a query as a passage
