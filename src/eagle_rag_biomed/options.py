@@ -22,7 +22,7 @@ the routing switches (``default_dual_text_search``, ``medcpt_dual_search``,
             models read the document name before the text, as the ingest embeds it),
             ``late_interaction_encoder`` (``colbert``), ``late_interaction_tokens`` (16 to 512, 256),
             ``normalise`` (``minmax`` of the raw model scores, or ``rank``), ``window_chars`` (0) and
-            ``cross_encoder_pool`` (30: candidates the cross-encoder reads).
+            ``cross_encoder_pool`` (20: candidates the cross-encoder reads).
 
 The LLM of the document router is off by default (no LLM is reachable from these machines) and is
 any OpenAI-compatible chat API (``base_url``, ``model``, the API key read from the environment
@@ -135,7 +135,7 @@ class Tier2Options(_Strict):
                                                  "rank: their reciprocal rank")
     window_chars: int = Field(0, ge=0, description="characters of each passage the Tier-2 models read: the "
                                  "sentences around the one with most query words (0 = the whole passage)")
-    cross_encoder_pool: int = Field(30, ge=1, le=500, description="candidates the cross-encoder reads: the best of "
+    cross_encoder_pool: int = Field(20, ge=1, le=500, description="candidates the cross-encoder reads: the best of "
                                     "the pool by the other signals (a pool's size or more = every candidate)")
 
 

@@ -8,7 +8,9 @@ For each text candidate of the pool (the first ``tier2.pool``)::
 ``ce_norm``   normalised cross-encoder scores (label ``domain_rerank_encoder``, default
               ``medcpt-rerank``; passages cut to ``tier2.max_chars``). Without a cross-encoder (a
               mode other than ``full``, the stage switched off, or any failure) ``ce_norm`` falls back
-              to the rank prior: the existing order.
+              to the rank prior: the existing order. The model reads only the first
+              ``tier2.cross_encoder_pool`` candidates by the formula without it
+              (:func:`cross_encoder_choice`); the others get ``ce_norm`` = 0.
 ``li_norm``   normalised late-interaction (ColBERT MaxSim) scores, only when ``w_li > 0`` in
               mode full with the ``late_interaction`` stage on; else 0.
               Both are min-max normalised raw scores, or with ``tier2.normalise = rank`` the rank
