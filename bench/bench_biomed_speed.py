@@ -1,7 +1,7 @@
 """Speed of the biomed profile as ratios, in one run (absolute times on a shared machine are noise).
 
     .venv/bin/python bench/bench_biomed_speed.py [--beir ../shared/data/beir/scifact] [--docs 1000]
-        [--queries 100] [--json OUT]
+        [--queries 100] [--json OUT] [--options JSON]
 
 On the first ``--docs`` SciFact abstracts and the first ``--queries`` train claims:
 
@@ -48,11 +48,13 @@ def note(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def settings_for(data_dir: Path, biomed: bool) -> Settings:
+def settings_for(data_dir: Path, biomed: bool, variant: dict[str, Any] | None = None) -> Settings:
+    """The core or biomed profile over ``data_dir``; ``variant`` (biomed only) overlays settings, e.g.
+    ``{"plugins": {"options": {"biomed": {...}}}, "ingest": {...}}`` (``--options``)."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
     if biomed:
         environ["EAGLE_RAG_PROFILE"] = "biomed"
-    return load_settings(environ=environ, overrides={"data_dir": str(data_dir)})
+    return load_settings(environ=environ, overrides={**((variant or {}) if biomed else {}), "data_dir": str(data_dir)})
 
 
 def raw_rate(engine: Engine, sample: Path) -> tuple[int, float]:
@@ -81,16 +83,16 @@ def times_ms(engine: Engine, queries: list[str], mode: SearchMode,
     return out
 
 
-def first_query(data_dir: Path, queries: list[str], warm: bool) -> dict[str, float]:
+def first_query(data_dir: Path, queries: list[str], warm: bool, variant: dict[str, Any]) -> dict[str, float]:
     """In a fresh child process: the first full query, and the median of the next ones (ms)."""
     code = ("import json, sys; sys.path.insert(0, 'bench'); import bench_biomed_speed as b; "
-            f"print(json.dumps(b.child({str(data_dir)!r}, {queries!r}, {warm!r})))")
+            f"print(json.dumps(b.child({str(data_dir)!r}, {queries!r}, {warm!r}, {variant!r})))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def child(data_dir: str, queries: list[str], warm: bool) -> dict[str, float]:
-    with Engine(settings_for(Path(data_dir), biomed=True)) as engine:
+def child(data_dir: str, queries: list[str], warm: bool, variant: dict[str, Any]) -> dict[str, float]:
+    with Engine(settings_for(Path(data_dir), biomed=True, variant=variant)) as engine:
         if warm:
             engine.warm_up()
         first, *rest = times_ms(engine, queries, SearchMode.FULL)
@@ -105,7 +107,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--first-queries", type=int, default=6, help="queries of each fresh child process")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--options", default="", help="settings overrides of the biomed engine as JSON, e.g. "
+                        '\'{"ingest": {"token_vector_collections": []}}\' (a variant against the defaults)')
     args = parser.parse_args()
+    variant: dict[str, Any] = json.loads(args.options) if args.options else {}
 
     queries = list(load_beir(args.beir, "train", args.queries).queries.values())[: args.queries]
     lines = [line for line in (args.beir / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
@@ -121,7 +126,7 @@ def main() -> None:
             core.warm_up()
             core_p50 = percentile(sorted(times_ms(core, queries, SearchMode.HYBRID)), 50)
             note(f"core hybrid p50 {core_p50:.0f} ms")
-        with Engine(settings_for(Path(tmp) / "biomed", biomed=True)) as biomed:
+        with Engine(settings_for(Path(tmp) / "biomed", biomed=True, variant=variant)) as biomed:
             started = time.perf_counter()
             report = biomed.ingest([sample], kb_name=KB)
             ingest_s = time.perf_counter() - started
@@ -137,8 +142,8 @@ def main() -> None:
                         "biomed_full_p95_ms": percentile(full, 95), "ratio": percentile(full, 50) / core_p50,
                         "biomed_full_stage_p50_ms": {k: statistics.median(v) for k, v in stages.items()}}
         probe = queries[: args.first_queries]
-        out["first_query"] = {"cold": first_query(Path(tmp) / "biomed", probe, warm=False),
-                              "warmed": first_query(Path(tmp) / "biomed", probe, warm=True)}
+        out["first_query"] = {"cold": first_query(Path(tmp) / "biomed", probe, False, variant),
+                              "warmed": first_query(Path(tmp) / "biomed", probe, True, variant)}
     q, f, i = out["query"], out["first_query"], out["ingest"]
     print(f"{len(lines)} SciFact documents, {len(queries)} train claims")
     print(f"1. biomed full p50 / core hybrid p50: {q['biomed_full_p50_ms']:.0f} / {q['core_hybrid_p50_ms']:.0f} ms "
