@@ -35,6 +35,7 @@ from eagle_rag.plugin_api import (
     HookContext,
     NodeWithScore,
     call_hook,
+    embed_query,
     merge_rrf,
 )
 from eagle_rag_biomed.names import PLUGIN_NAME, Collection, EncoderLabel
@@ -131,7 +132,7 @@ def cosine_rerank(ctx: HookContext, nodes: Sequence[NodeWithScore], query: str, 
     """
     if not nodes:
         return []
-    query_vec = _embed(ctx, encoder, [query], "query")[0]
+    query_vec = embed_query(ctx, encoder, query)  # the dense channel's vector when it embedded the same text
     texts = [passage_text(n, max_chars, with_name) for n in nodes]
     keys = [(encoder, n.node.id, hashlib.blake2b(t.encode(), digest_size=8).hexdigest()) for n, t in zip(
         nodes, texts, strict=True)]

@@ -63,7 +63,7 @@ from eagle_rag_biomed.rerank.tier1 import model_of
 from eagle_rag_biomed.rerank.weights import ProfileWeights, weights_for
 
 __all__ = ["IMAGE_CHUNK_TYPES", "Signals", "cross_encoder_choice", "fuse_signals", "post_rrf_rerank", "split_images",
-           "tier2_score"]
+           "tier2_order", "tier2_score"]
 
 IMAGE_CHUNK_TYPES = frozenset({"image", "medical_image"})
 
@@ -93,15 +93,20 @@ def tier2_score(signals: Signals, w: ProfileWeights, i: int) -> float:
             + w.w_entity * signals.entity[i] + w.w_sec * signals.section[i] - w.w_xdrug_penalty * signals.xdrug[i])
 
 
+def tier2_order(signals: Signals, w: ProfileWeights) -> list[tuple[float, int]]:
+    """(Tier-2 score, index) of every candidate, best first; ties keep the incoming order."""
+    return sorted(((tier2_score(signals, w, i), i) for i in range(len(signals.prior))),
+                  key=lambda item: (-item[0], item[1]))
+
+
 def fuse_signals(nodes: Sequence[NodeWithScore], signals: Signals, w: ProfileWeights) -> list[NodeWithScore]:
     """Score every node by the Tier-2 formula and sort, best first (ties keep the incoming order)."""
-    scored = []
-    for i in range(len(nodes)):
+    out = []
+    for rank, (final, i) in enumerate(tier2_order(signals, w), start=1):
         detail = {"ce_norm": signals.ce_norm[i], "li_norm": signals.li_norm[i], "prior": signals.prior[i],
                   "entity": signals.entity[i], "section": signals.section[i], "xdrug": signals.xdrug[i]}
-        scored.append((tier2_score(signals, w, i), i, detail))
-    scored.sort(key=lambda item: (-item[0], item[1]))
-    return [nodes[i].scored("rerank_t2", final, rank, detail) for rank, (final, i, detail) in enumerate(scored, 1)]
+        out.append(nodes[i].scored("rerank_t2", final, rank, detail))
+    return out
 
 
 def with_stage(nodes: Sequence[NodeWithScore], stage: str, scores: Sequence[float]) -> list[NodeWithScore]:
@@ -125,16 +130,12 @@ def _spread(scored: Sequence[float], covered: Sequence[bool], fallback: Sequence
     return [next(values) if ok else fallback[i] for i, ok in enumerate(covered)]
 
 
-def cross_encoder_choice(pool: Sequence[NodeWithScore], cheap: Signals, weights: ProfileWeights,
-                         size: int) -> list[bool]:
-    """Per passage: is it one of the ``size`` best of the pool by every signal but the cross-encoder's
-    (the Tier-2 formula with ``ce_norm`` = the rank prior, as without a cross-encoder)? All True when
-    ``size`` covers the pool."""
-    if size >= len(pool):
-        return [True] * len(pool)
-    order = sorted(range(len(pool)), key=lambda i: (-tier2_score(cheap, weights, i), i))
-    chosen = set(order[:size])
-    return [i in chosen for i in range(len(pool))]
+def cross_encoder_choice(covered: Sequence[bool], cheap: Signals, weights: ProfileWeights, size: int) -> list[bool]:
+    """Per passage: is it one of the ``size`` best ``covered`` passages (those in the model's languages)
+    by every signal but the cross-encoder's (the Tier-2 formula with ``ce_norm`` = the rank prior, as
+    without a cross-encoder)?"""
+    chosen = set([i for _, i in tier2_order(cheap, weights) if covered[i]][:size])
+    return [i in chosen for i in range(len(covered))]
 
 
 def _trail_cross_encoder(pool: Sequence[NodeWithScore], covered: Sequence[bool], asked: Sequence[bool],
@@ -197,8 +198,7 @@ def post_rrf_rerank(ctx: HookContext, analysis: QueryAnalysis, nodes: Sequence[N
         xdrug=[cross_drug_penalty(n, protected) for n in pool],
     )
     ce_covered = _covered(RERANK_LANGUAGES, query, pool)
-    ce_chosen = cross_encoder_choice(pool, cheap, weights, opts.tier2.cross_encoder_pool)
-    ce_asked = [ok and chosen for ok, chosen in zip(ce_covered, ce_chosen, strict=True)]
+    ce_asked = cross_encoder_choice(ce_covered, cheap, weights, opts.tier2.cross_encoder_pool)
     ce_raw = ce_norm = None
     if full and opts.stages.cross_encoder and weights.w_ce > 0 and any(ce_asked):
         scorable = [n for n, ok in zip(pool, ce_asked, strict=True) if ok]
@@ -207,8 +207,7 @@ def post_rrf_rerank(ctx: HookContext, analysis: QueryAnalysis, nodes: Sequence[N
         if ce_raw is not None:
             # a passage outside the model's languages keeps its prior; one outside the cross-encoder's
             # pool ranks below every passage it read
-            fallback = [0.0 if ok and not chosen else p for p, ok, chosen in zip(prior, ce_covered, ce_chosen,
-                                                                                   strict=True)]
+            fallback = [0.0 if ok else p for p, ok in zip(prior, ce_covered, strict=True)]
             ce_norm = _spread(norm(ce_raw), ce_asked, fallback)
 
     signals = replace(cheap, ce_norm=ce_norm) if ce_norm is not None else cheap

@@ -97,11 +97,20 @@ def test_tier1_reads_the_vectors_the_collection_holds(engine: Engine, monkeypatc
         encoded.extend(texts)
         return original(texts)
 
+    queries: list[str] = []
+    original_queries = encoder.encode_queries
+
+    def spy_queries(texts):
+        queries.extend(texts)
+        return original_queries(texts)
+
     monkeypatch.setattr(encoder, "encode_passages", spy)
+    monkeypatch.setattr(encoder, "encode_queries", spy_queries)
     query = "imatinib dose in chronic myeloid leukemia"
     response = engine.search(SearchRequest(query=query, top_k=2, mode=SearchMode.HYBRID))
     assert response.hits and response.hits[0].text.startswith("Imatinib")
     tier1 = [d for d in engine.audit.ring.recent(200) if d.category == "biomed_rerank_t1"][-1]
     # every hit of eagle_text_biomed had its stored vector: no passage was embedded at query time
     assert tier1.data["kept"] >= 1 and tier1.data["stored_vectors"] == tier1.data["kept"]
-    assert set(encoded) <= {query}  # the stand-in encoder embeds a query as a passage
+    assert set(encoded) <= {query}  # the sentence channel embeds the query as a passage
+    assert queries == [query]  # Tier-1 takes the dense channel's query vector instead of embedding it again
