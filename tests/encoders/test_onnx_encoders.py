@@ -17,6 +17,7 @@ from eagle_rag.encoders import (
     bundled_minilm_reranker,
     default_bge_small_dir,
 )
+from eagle_rag.encoders.memo import PASSAGE_MEMO, VectorMemo
 from eagle_rag.protocols import CrossEncoder, TextEncoder
 
 pytestmark = pytest.mark.integration
@@ -29,6 +30,12 @@ TEXTS = [
     "PD-1 blockade with nivolumab improves survival in advanced melanoma.",
     "IL-6",
 ]
+
+
+@pytest.fixture(autouse=True)
+def empty_memo() -> None:
+    """Each test starts with no remembered vectors, so that what it compares was computed."""
+    PASSAGE_MEMO.clear()
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +72,7 @@ def test_batch_equals_single_and_order_is_restored(bge: OnnxTextEncoder) -> None
     singles = np.array([bge.encode_passages([t])[0] for t in TEXTS])
     shuffled = TEXTS[:]
     random.Random(7).shuffle(shuffled)
+    PASSAGE_MEMO.clear()
     batch = np.array(bge.encode_passages(shuffled))
     for text, vec in zip(shuffled, batch, strict=True):
         assert np.abs(vec - singles[TEXTS.index(text)]).max() < 1e-5
@@ -102,8 +110,75 @@ def test_thread_safe_concurrent_encoding() -> None:
     enc = bundled_bge_small(name="bge-threads")  # not loaded yet: first calls race on load()
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda t: enc.encode_passages([t])[0], TEXTS * 2))
+    PASSAGE_MEMO.clear()
     expected = np.array(enc.encode_passages(TEXTS * 2))
     assert np.abs(np.array(results) - expected).max() < 1e-5
+
+
+def counting_model_calls(encoder: OnnxTextEncoder, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Patch ``encoder`` so that every model call records how many texts it ran."""
+    calls: list[int] = []
+    infer = encoder._infer
+
+    def counted(encodings: Any) -> np.ndarray:
+        calls.append(len(encodings))
+        return infer(encodings)
+
+    monkeypatch.setattr(encoder, "_infer", counted)
+    return calls
+
+
+def test_a_text_embedded_before_is_served_from_the_memo_with_the_same_vector(
+    bge: OnnxTextEncoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = counting_model_calls(bge, monkeypatch)
+    first = np.array(bge.encode_passages(TEXTS[:3]))
+    assert len(calls) == 3
+    # two texts seen before (one twice in the call) and one new: the model runs once, for the new one
+    again = np.array(bge.encode_passages([TEXTS[1], TEXTS[3], TEXTS[1], TEXTS[0]]))
+    assert len(calls) == 4
+    assert np.array_equal(again[0], first[1]) and np.array_equal(again[2], first[1])
+    assert np.array_equal(again[3], first[0])
+    # a served vector is the vector the model computes: recomputed from an empty memo, bit for bit
+    PASSAGE_MEMO.clear()
+    fresh = np.array(bge.encode_passages(TEXTS[:4]))
+    assert np.array_equal(fresh[:3], first) and np.array_equal(fresh[3], again[1])
+    assert len(calls) == 8
+
+
+def test_another_label_over_the_same_model_shares_the_memo_and_queries_keep_their_instruction(
+    bge: OnnxTextEncoder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = bundled_bge_small(name="bge-other-label").load()
+    calls = counting_model_calls(other, monkeypatch)
+    passage = np.array(bge.encode_passages(["aspirin"])[0])
+    assert np.array_equal(np.array(other.encode_passages(["aspirin"])[0]), passage) and calls == []
+    query = np.array(other.encode_queries(["aspirin"])[0])  # instruction + text: another key, computed
+    assert calls == [1] and np.abs(query - passage).max() > 1e-3
+
+
+def test_a_batched_encoder_does_not_use_the_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Padded batches make a vector depend on its batch, so nothing is remembered or served."""
+    enc = OnnxTextEncoder(default_bge_small_dir(), "bge-batched-memo", batch_size=4, batch_invariant=False).load()
+    calls = counting_model_calls(enc, monkeypatch)
+    enc.encode_passages(TEXTS[:2])
+    enc.encode_passages(TEXTS[:2])
+    assert calls == [2, 2] and len(PASSAGE_MEMO) == 0
+
+
+def test_the_memo_keeps_the_most_recently_used_entries() -> None:
+    memo = VectorMemo(entries=3)
+    for i in range(4):
+        memo.put(bytes([i]), np.full(2, float(i)))
+    assert memo.get(bytes([0])) is None  # the oldest of four went when the fourth came
+    assert memo.get(bytes([1])) is not None  # 1 is now the most recently used
+    memo.put(bytes([4]), np.zeros(2))  # so 2 goes
+    assert [memo.get(bytes([i])) is not None for i in range(5)] == [False, True, False, True, True]
+    assert len(memo) == 3 and memo.hits == 4 and memo.misses == 3
+    row = memo.get(bytes([1]))
+    assert row is not None and not row.flags.writeable
+    with pytest.raises(ValueError):
+        VectorMemo(entries=0)
 
 
 def test_cross_encoder_ranks_relevant_first(reranker: OnnxCrossEncoder) -> None:
@@ -140,6 +215,7 @@ def test_cross_encoder_passage_truncation() -> None:
 
 
 def _encode_in_child(queue: Any) -> None:
+    PASSAGE_MEMO.clear()  # the child computes its vectors: the fork copied the parent's memo
     queue.put(bundled_bge_small(name="bge-child").encode_passages(TEXTS[:3]))
 
 

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from eagle_rag.encoders.errors import EncoderLoadError
+from eagle_rag.encoders.memo import PASSAGE_MEMO, memo_key
 from eagle_rag.protocols import Vector
 
 BGE_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
@@ -422,6 +423,25 @@ class OnnxTextEncoder:
             return np.zeros((0, self.dim), dtype=np.float32)
         if is_query and self.query_instruction:
             texts = [self.query_instruction + t for t in texts]
+        if not self._per_text:
+            return self._embed_now(texts)
+        # one text per model call: a text's vector never depends on its neighbours, so the memo may serve it
+        described = f"{model.path}|{self.pooling}|{self.max_length}"
+        keys = [memo_key(described, t) for t in texts]
+        found = [PASSAGE_MEMO.get(k) for k in keys]
+        todo = list(dict.fromkeys(t for t, row in zip(texts, found, strict=True) if row is None))
+        fresh = dict(zip(todo, self._embed_now(todo), strict=True)) if todo else {}
+        for key, text, row in zip(keys, texts, found, strict=True):
+            if row is None:
+                PASSAGE_MEMO.put(key, fresh[text])
+        return np.stack([fresh[t] if row is None else row for t, row in zip(texts, found, strict=True)]).astype(
+            np.float32, copy=False
+        )
+
+    def _embed_now(self, texts: Sequence[str]) -> np.ndarray:
+        """Run the model on ``texts`` (instruction already applied): unit rows, in order."""
+        model = self._model
+        assert model is not None
         encodings = self._tokenizer.encode_batch(list(texts))
         rows = run_rows(
             encodings, self._infer, per_text=self._per_text, workers=model.workers, batch_size=self.batch_size
