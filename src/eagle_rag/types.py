@@ -321,7 +321,12 @@ class ExpandedQuery:
 
 @dataclass(frozen=True)
 class CollectionQueryPlan:
-    """Search one collection with one encoder label."""
+    """Search one collection with one encoder label.
+
+    ``weight`` is the plan's list weight in the RRF merge across plans (``w / (k + rank)``): 1 for a
+    collection the query is routed to, less for a side collection searched only because it holds rows
+    (docs/architecture.md, "Query").
+    """
 
     collection: str
     encoder: str
@@ -330,6 +335,11 @@ class CollectionQueryPlan:
     lexical: bool = True
     dense: bool = True
     reason: str = ""
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not self.weight > 0:
+            raise ValueError(f"a plan's RRF weight must be positive, got {self.weight!r}")
 
 
 @dataclass(frozen=True)

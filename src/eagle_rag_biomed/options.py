@@ -45,6 +45,9 @@ from eagle_rag_biomed.names import PLUGIN_NAME
 ENCODER_MODE_ENV = "EAGLE_BIOMED_ENCODER_MODE"
 ALLOW_DETERMINISTIC_ENV = "EAGLE_BIOMED_ALLOW_DETERMINISTIC"
 _TRUE = {"1", "true", "yes", "on"}
+GENERAL_TEXT_WEIGHT = 0.8
+"""RRF weight of the core ``eagle_text`` plan added because it holds rows (chosen on SciFact train,
+bench/README.md): its first hit weighs as much as the biomedical collection's hit of rank ``61 / w - 60``."""
 Profile = Literal["biomedical", "general"]
 
 
@@ -152,6 +155,10 @@ class BiomedOptions(BaseModel):
 
     default_dual_text_search: bool = Field(False, description="also search the core eagle_text for every "
                                            "text query")
+    general_text_weight: float = Field(GENERAL_TEXT_WEIGHT, gt=0, le=1, description="RRF weight of the core "
+                                       "eagle_text in the merge across collections when it is searched only because "
+                                       "it holds rows (the document router sent some documents there); 1 for "
+                                       "default_dual_text_search (docs/biomed.md, Routing)")
     exploratory_search_collections: list[str] = Field(default_factory=list,
                                                       description="collections appended to every route")
     use_general_rerank: bool = Field(False, description="Tier-2 by the core cross-encoder (policy general) when "

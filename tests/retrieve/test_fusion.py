@@ -14,9 +14,11 @@ from eagle_rag.retrieve.fusion import (
     hybrid_fuse_dense_sparse,
     inject_supplement_candidates,
     is_injected,
+    merge_plans,
     merge_rrf,
     sparse_overlap_score,
 )
+from eagle_rag.types import CollectionQueryPlan
 from tests.conftest import node
 
 pytestmark = pytest.mark.unit
@@ -54,6 +56,26 @@ def test_rrf_weights_scale_each_list():
     scores = {n.node_id: n.score for n in fused}
     assert scores["a"] == pytest.approx(2.0 / 61 + 1.0 / 62)
     assert scores["b"] == pytest.approx(1.0 / 61)
+
+
+def test_a_side_collection_plan_weighs_its_list_by_the_plan_weight():
+    # the routed collection ranks b1..b20; the side collection (weight 0.5) ranks g1 first
+    routed = CollectionQueryPlan("eagle_text_biomed", "pubmedbert")
+    side = CollectionQueryPlan("eagle_text", "bge-small", reason="general_text_present", weight=0.5)
+    biomed = [node(f"b{i}") for i in range(1, 21)]
+    general = [node("g1"), node("g2")]
+    merged = merge_plans([routed, side], [biomed, general], k=60)
+    scores = {n.node_id: n.score for n in merged}
+    assert scores["g1"] == pytest.approx(0.5 / 61) and scores["b1"] == pytest.approx(1 / 61)
+    # 0.5 / 61 = 1 / 122: g1 weighs as much as the routed list's rank (60 + 1) / 0.5 - 60 = 62, so
+    # it comes after all 20 routed hits (1 / 80 > 1 / 122); with weight 1 it would be second
+    assert ids(merged)[:20] == [f"b{i}" for i in range(1, 21)] and ids(merged)[20:] == ["g1", "g2"]
+    equal = merge_plans([routed, CollectionQueryPlan("eagle_text", "bge-small")], [biomed, general], k=60)
+    assert ids(equal)[:4] == ["b1", "g1", "b2", "g2"]
+    with pytest.raises(ValueError, match="2 lists for 1 plans"):
+        merge_plans([routed], [biomed, general])
+    with pytest.raises(ValueError, match="positive"):
+        CollectionQueryPlan("eagle_text", "bge-small", weight=0.0)
 
 
 def test_empty_lists_contribute_nothing_and_single_list_passes_through():

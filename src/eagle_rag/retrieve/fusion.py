@@ -11,7 +11,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import replace
 
 from eagle_rag.analysis import analyze, analyze_query
-from eagle_rag.types import NodeWithScore, StageScore
+from eagle_rag.types import CollectionQueryPlan, NodeWithScore, StageScore
 
 SUPPLEMENT_BOOST = 100.0
 INJECT_STAGE = "inject"  # the trail stage of an injected supplement hit (see is_injected)
@@ -64,6 +64,19 @@ def merge_rrf(lists: Sequence[Sequence[NodeWithScore]], k: int = 60,
     order = sorted(scores, key=lambda key: -scores[key])
     return [replace(best[key], trail=tuple(trails[key])).scored(stage, scores[key], rank, detail[key])
             for rank, key in enumerate(order, start=1)]
+
+
+def merge_plans(plans: Sequence[CollectionQueryPlan], lists: Sequence[Sequence[NodeWithScore]],
+                k: int = 60) -> list[NodeWithScore]:
+    """The RRF merge across collection plans: ``lists[i]`` (plan ``i``'s ranked hits) weighs ``plans[i].weight``.
+
+    A side collection searched only because it holds rows (a weight under 1) cannot put its best hits
+    beside the routed collection's best: its first hit weighs as much as the routed list's hit of rank
+    ``(k + 1) / w - k``.
+    """
+    if len(plans) != len(lists):
+        raise ValueError(f"{len(lists)} lists for {len(plans)} plans")
+    return merge_rrf(lists, k=k, weights=[p.weight for p in plans], stage="rrf_merge")
 
 
 def dedupe_cross_collection(nodes: Sequence[NodeWithScore]) -> list[NodeWithScore]:

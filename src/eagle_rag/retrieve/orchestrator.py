@@ -19,7 +19,7 @@ from eagle_rag.analysis import cjk_ratio
 from eagle_rag.context import HookContext
 from eagle_rag.protocols import StoreFilter
 from eagle_rag.retrieve.channels import dense_channel, lexical_channel, sentence_channel, tally
-from eagle_rag.retrieve.fusion import dedupe_cross_collection, hybrid_fuse_dense_sparse, merge_rrf
+from eagle_rag.retrieve.fusion import dedupe_cross_collection, hybrid_fuse_dense_sparse, merge_plans, merge_rrf
 from eagle_rag.retrieve.parent_doc import group_by_parent
 from eagle_rag.retrieve.safe_hooks import call_hook
 from eagle_rag.types import (
@@ -80,7 +80,7 @@ class RetrieverOrchestrator:
         supplement_lists = call_hook(ctx, hook.eagle_retrieve_supplement, [], query=query,
                                      request=request, plans=plans) or []
         supplement = [n for lst in supplement_lists for n in lst]
-        merged = merge_rrf(per_plan, k=settings.rrf_k, stage="rrf_merge")
+        merged = merge_plans(plans, per_plan, k=settings.rrf_k)
         if sum(1 for lst in per_plan if lst) > 1:
             before = len(merged)
             merged = dedupe_cross_collection(merged)

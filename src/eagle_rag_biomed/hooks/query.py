@@ -90,7 +90,8 @@ def biomed_classify_query(ctx: HookContext, request: SearchRequest, query: str) 
     classifier = BiomedQueryRouteClassifier(
         services.encoders, default_dual_text_search=options.default_dual_text_search,
         medcpt_dual_search=options.medcpt_dual_search, exploratory=tuple(options.exploratory_search_collections),
-        recall_top_k=options.collection_recall_top_k, count=collection_counts(services.vectors))
+        recall_top_k=options.collection_recall_top_k, count=collection_counts(services.vectors),
+        general_text_weight=options.general_text_weight)
     decision = classifier.route(query, ctx.namespace, has_image=request.has_image, route_mode=request.mode.value,
                                 analysis=analysis)
     if decision is None:

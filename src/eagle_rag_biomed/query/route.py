@@ -74,7 +74,7 @@ class _Plans:
     plans: list[CollectionQueryPlan] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
 
-    def add(self, collection: str, reason: str, label: str | None = None) -> None:
+    def add(self, collection: str, reason: str, label: str | None = None, weight: float = 1.0) -> None:
         if any(p.collection == collection for p in self.plans):
             return
         names = {p.name for p in self.known.collections()}
@@ -84,7 +84,7 @@ class _Plans:
             return
         if label not in self.known.labels():
             label = self.known.collection(collection).default_encoder
-        self.plans.append(CollectionQueryPlan(collection, label, self.top_k, reason=reason))
+        self.plans.append(CollectionQueryPlan(collection, label, self.top_k, reason=reason, weight=weight))
 
 
 class BiomedQueryRouteClassifier:
@@ -96,8 +96,9 @@ class BiomedQueryRouteClassifier:
 
     def __init__(self, encoders: EncoderRegistry, *, default_dual_text_search: bool = False,
                  medcpt_dual_search: bool = False, exploratory: tuple[str, ...] = (),
-                 recall_top_k: int = 20, count: CountFn | None = None) -> None:
+                 recall_top_k: int = 20, count: CountFn | None = None, general_text_weight: float = 1.0) -> None:
         self.encoders = encoders
+        self.general_text_weight = general_text_weight
         self.default_dual_text_search = default_dual_text_search
         self.medcpt_dual_search = medcpt_dual_search
         self.exploratory = exploratory
@@ -126,7 +127,7 @@ class BiomedQueryRouteClassifier:
             if self.default_dual_text_search:
                 plans.add(Collection.CORE_TEXT, "default_dual_text_search")
             elif self.count(Collection.CORE_TEXT) > 0:
-                plans.add(Collection.CORE_TEXT, "general_text_present")
+                plans.add(Collection.CORE_TEXT, "general_text_present", weight=self.general_text_weight)
         if ratio >= MIXED_QUERY_MIN_CJK:
             plans.add(MULTILINGUAL_COLLECTION, "cjk_script")
         related = any(m.entity.related_drugs for m in entities)

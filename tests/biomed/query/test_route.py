@@ -57,6 +57,17 @@ def test_general_text_collection_is_searched_when_it_holds_chunks(reg: EncoderRe
     assert plans(decision) == [("eagle_text_biomed", "pubmedbert"), ("eagle_text", "bge-small")]
 
 
+def test_the_general_collection_searched_for_its_rows_gets_the_side_weight(reg: EncoderRegistry) -> None:
+    holds_rows = BiomedQueryRouteClassifier(reg, count=lambda c: 5 if c == "eagle_text" else 0,
+                                            general_text_weight=0.7).route("sample size of clinical trials", "biomed")
+    assert [(p.collection, p.reason, p.weight) for p in holds_rows.plans] == [
+        ("eagle_text_biomed", "biomed_text", 1.0), ("eagle_text", "general_text_present", 0.7)]
+    # asked for by default_dual_text_search, the general collection is a routed collection: weight 1
+    asked = BiomedQueryRouteClassifier(reg, count=lambda c: 5, default_dual_text_search=True,
+                                       general_text_weight=0.7).route("sample size of clinical trials", "biomed")
+    assert [(p.collection, p.weight) for p in asked.plans] == [("eagle_text_biomed", 1.0), ("eagle_text", 1.0)]
+
+
 def test_drugs_add_the_chemical_plan_and_switch_parent_documents_off(reg: EncoderRegistry) -> None:
     decision = BiomedQueryRouteClassifier(reg).route("imatinib adverse effects", "biomed")
     assert plans(decision) == [("eagle_text_biomed", "pubmedbert"), ("eagle_chemical", "molformer")]
