@@ -1,4 +1,4 @@
-"""A bounded memo of recent text vectors, so that one process never runs a model twice on one text.
+"""A bounded memo of recent text vectors, so that a process does not run a model again on a text it just embedded.
 
 An ingest meets the same text more than once: the biomedical document router embeds a document's
 sketch, which for a one-chunk document is the chunk's own text, and overlapping chunks share
