@@ -30,6 +30,7 @@ from eagle_rag.encoders import (
     load_native_cross_encoder,
     load_native_text_encoder,
 )
+from eagle_rag.encoders.memo import VectorMemo, memo_key
 from eagle_rag.encoders.registry import NO_MODEL, EncoderFactory
 from eagle_rag.engine import Engine
 from eagle_rag.errors import EagleError, IngestError, InvalidRequest, NotFound, PluginUnavailable
@@ -131,10 +132,12 @@ __all__ = [
     "TextEncoder",
     "TokenVectors",
     "Vector",
+    "VectorMemo",
     "VectorStore",
     "allowed_ingest_roots",
     "analyze",
     "call_hook",
+    "memo_key",
     "cjk_ratio",
     "compact_name",
     "effective_settings",

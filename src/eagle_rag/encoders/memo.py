@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -55,9 +56,10 @@ class VectorMemo:
             self.hits += 1
             return row
 
-    def put(self, key: bytes, row: np.ndarray) -> None:
-        """Keep ``row`` (copied, made read-only) under ``key``; the least recently used entry goes when full."""
-        kept = np.array(row, dtype=np.float32, copy=True)
+    def put(self, key: bytes, row: np.ndarray | Sequence[float]) -> None:
+        """Keep ``row`` (copied with its dtype, made read-only) under ``key``; the least recently used entry
+        goes when full."""
+        kept = np.array(row, copy=True)
         kept.setflags(write=False)
         with self._lock:
             self._rows[key] = kept

@@ -25,17 +25,16 @@ text, and nothing is encoded at query time but the query. Other passages are emb
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 
 from eagle_rag.plugin_api import (
     CollectionQueryPlan,
     HookContext,
     NodeWithScore,
+    VectorMemo,
     call_hook,
     embed_query,
+    memo_key,
     merge_rrf,
 )
 from eagle_rag_biomed.names import PLUGIN_NAME, Collection, EncoderLabel
@@ -57,30 +56,13 @@ TIER1_ENCODERS: dict[str, str] = {Collection.TEXT_BIOMED: EncoderLabel.PUBMEDBER
 CACHE_SIZE = 20_000
 
 
-class _VectorCache:
-    """A thread-safe LRU of passage vectors."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._data: OrderedDict[tuple[str, str, str], list[float]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, str, str]) -> list[float] | None:
-        with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            return value
-
-    def put(self, key: tuple[str, str, str], value: list[float]) -> None:
-        with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
+_CACHE = VectorMemo(CACHE_SIZE)
+"""Passage vectors Tier-1 embedded, by encoder label, chunk id and text (any encoder, not only ONNX)."""
 
 
-_CACHE = _VectorCache(CACHE_SIZE)
+def _remembered(key: bytes) -> list[float] | None:
+    row = _CACHE.get(key)
+    return None if row is None else row.tolist()  # type: ignore[no-any-return]
 
 
 def _embed(ctx: HookContext, encoder: str, texts: Sequence[str], kind: str) -> list[list[float]]:
@@ -134,11 +116,10 @@ def cosine_rerank(ctx: HookContext, nodes: Sequence[NodeWithScore], query: str, 
         return []
     query_vec = embed_query(ctx, encoder, query)  # the dense channel's vector when it embedded the same text
     texts = [passage_text(n, max_chars, with_name) for n in nodes]
-    keys = [(encoder, n.node.id, hashlib.blake2b(t.encode(), digest_size=8).hexdigest()) for n, t in zip(
-        nodes, texts, strict=True)]
+    keys = [memo_key(f"{encoder}|{n.node.id}", t) for n, t in zip(nodes, texts, strict=True)]
     given = list(known) if known is not None else [None] * len(nodes)
-    vectors: list[list[float] | None] = [v if v is not None else _CACHE.get(k) for k, v in zip(keys, given,
-                                                                                                strict=True)]
+    vectors: list[list[float] | None] = [v if v is not None else _remembered(k) for k, v in zip(keys, given,
+                                                                                                 strict=True)]
     missing = [i for i, v in enumerate(vectors) if v is None]
     if missing:
         for i, vec in zip(missing, _embed(ctx, encoder, [texts[i] for i in missing], "passage"), strict=True):
