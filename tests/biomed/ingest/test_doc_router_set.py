@@ -28,7 +28,7 @@ from eagle_rag_biomed.eval.doc_router import (
     split_halves,
     tune,
 )
-from eagle_rag_biomed.ingest.doc_router import TextProfile
+from eagle_rag_biomed.ingest.doc_router import TextProfile, tier1_verdict
 from eagle_rag_biomed.options import parse_options
 from tests.conftest import SHARED
 
@@ -39,6 +39,7 @@ SCIFACT_CORPUS = SHARED / "beir" / "scifact" / "corpus.jsonl"
 MEASURED_ALL, MEASURED_TEST_HALF = 58 / 60, 29 / 30
 MEASURED_SCIFACT_BIOMEDICAL = 5092 / 5183  # 91 abstracts score below the cut of 0.07
 MARGIN = 0.05
+STORED_SCORE_DRIFT = 5e-3  # INT8 kernels of CPUs with and without VNNI (see the test)
 
 
 def stored_scifact() -> list[tuple[LabelledDocument, float]]:
@@ -109,15 +110,25 @@ def test_the_scifact_abstracts_are_routed_biomedical_at_the_pinned_rate() -> Non
 @pytest.mark.integration
 @pytest.mark.skipif(not SCIFACT_CORPUS.is_file(), reason="the shared SciFact corpus is not on this machine")
 def test_the_stored_scifact_scores_are_the_routers() -> None:
-    """Every 130th abstract routed now scores what the stored file says (to 1e-3: encoder drift)."""
+    """Every 130th abstract routed now scores what the stored file says, and gets the same Tier-1 answer.
+
+    The scores were stored on a CPU with VNNI instructions; ONNX Runtime runs the INT8 encoder with other
+    integer kernels on CPUs without them, which moves a cosine in the third decimal (a CI machine
+    without VNNI scored abstract 704526 0.09091 against the stored 0.08905). The tolerance of 5e-3 admits
+    that and still catches a change to the router (a signal weight moved by 0.01 moves every score by up to
+    0.01; the entropy signal is 1.0 for most abstracts)."""
     stored = {d.id: s for d, s in stored_scifact()}
     sample = load_beir_corpus(SCIFACT_CORPUS, TextProfile.BIOMEDICAL)[::130]
     encoder = load_native_text_encoder("pubmedbert", BUNDLED_BGE_SMALL, 384)
     options = parse_options({}).doc_semantic_router
     routed = route_set(sample, options, encoder)
     assert len(routed) == 40
+    edges = (options.confidence_threshold - options.llm_margin, options.confidence_threshold + options.llm_margin)
     for doc, profile in routed:
-        assert profile.signals["score"] == pytest.approx(stored[doc.id], abs=1e-3), doc.id
+        score = profile.signals["score"]
+        assert score == pytest.approx(stored[doc.id], abs=STORED_SCORE_DRIFT), doc.id
+        if all(abs(stored[doc.id] - edge) > STORED_SCORE_DRIFT for edge in edges):
+            assert tier1_verdict(score, options) is tier1_verdict(stored[doc.id], options), doc.id
 
 
 @pytest.mark.unit
