@@ -4,9 +4,10 @@
 :class:`~eagle_rag.types.SearchResponse` as ``Engine.search``; errors come back as the same classes
 as in-process (the error shape's ``code`` picks the class: ``invalid_request`` ->
 :class:`~eagle_rag.errors.InvalidRequest`, ``not_found`` -> :class:`~eagle_rag.errors.NotFound`, ...).
-Connection errors and 503 answers are retried with exponential backoff (``retries`` times, waiting
-``backoff``, then twice as long, ...); a 4xx is never retried. A server that never answers raises
-:class:`~eagle_rag.errors.ServerUnreachable`.
+Connection errors, 503 answers and 429 answers (a busy server) are retried ``retries`` times with
+exponential backoff (waiting ``backoff``, then twice as long, ...), or as long as the answer's
+``Retry-After`` asks when that is longer (at most ``max_wait`` seconds a wait); no other 4xx is
+retried. A server that never answers raises :class:`~eagle_rag.errors.ServerUnreachable`.
 
     with EagleClient("http://127.0.0.1:8000") as client:
         response = client.search("imatinib dosing", top_k=3)
@@ -34,7 +35,10 @@ from eagle_rag.ingest.sources import iter_source_files
 from eagle_rag.types import SearchMode, SearchRequest, SearchResponse
 
 API_KEY_HEADER = "X-API-Key"
-RETRY_STATUS = 503
+RETRY_STATUSES = frozenset({429, 503})
+"""Answers worth asking again: the server is busy (429) or a store is down for a moment (503)."""
+MAX_WAIT_S = 30.0
+"""The longest wait between two tries, whatever ``Retry-After`` asks."""
 UPLOAD_BATCH = 50
 """Files sent per ``POST /ingest`` (the server's ``api.max_ids_per_request`` is 100 by default)."""
 _NOT_OVER_HTTP = {"namespace": None, "exhaustive": False}
@@ -167,13 +171,25 @@ def _unreachable(url: str, exc: Exception) -> ServerUnreachable:
                              {"url": url})
 
 
+def retry_after_s(response: httpx.Response) -> float | None:
+    """The seconds of a ``Retry-After: <seconds>`` header; None when absent or not a number of seconds."""
+    raw = response.headers.get("Retry-After", "").strip()
+    try:
+        seconds = float(raw)
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None
+
+
 class _Base:
-    def __init__(self, url: str, api_key: str | None, timeout: float, retries: int, backoff: float) -> None:
+    def __init__(self, url: str, api_key: str | None, timeout: float, retries: int, backoff: float,
+                 max_wait: float = MAX_WAIT_S) -> None:
         if not url.startswith(("http://", "https://")):
             raise InvalidRequest(f"invalid server URL {url!r}: use http://host:port or https://...", {"field": "url"})
         self.url = url.rstrip("/")
         self.retries = max(0, retries)
         self.backoff = backoff
+        self.max_wait = max_wait
         self.timeout = timeout
         self.headers = {"User-Agent": f"eagle-rag-client/{__version__}"}
         if api_key:
@@ -198,19 +214,25 @@ class _Base:
             raise InvalidRequest("kb_name must be a non-empty string", {"field": "kb_name"})
         return f"/kbs/{quote(kb_name, safe='')}/documents/{quote(document_id, safe='')}"
 
-    def _delay(self, attempt: int) -> float:
-        return float(self.backoff * (2 ** attempt))
+    def _delay(self, attempt: int, response: httpx.Response | None) -> float:
+        """The wait before try ``attempt + 1``: the backoff, or the answer's ``Retry-After`` when longer,
+        never more than ``max_wait``."""
+        wait = self.backoff * (2 ** attempt)
+        asked = retry_after_s(response) if response is not None else None
+        return float(min(max(wait, asked or 0.0), self.max_wait))
 
 
 class EagleClient(_Base):
     """A synchronous client. Use as a context manager or call :meth:`close`."""
 
     def __init__(self, url: str, api_key: str | None = None, timeout: float = 60.0, *, retries: int = 3,
-                 backoff: float = 0.25, transport: httpx.BaseTransport | None = None) -> None:
-        super().__init__(url, api_key, timeout, retries, backoff)
+                 backoff: float = 0.25, max_wait: float = MAX_WAIT_S,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        super().__init__(url, api_key, timeout, retries, backoff, max_wait)
         self._http = httpx.Client(base_url=self.url, headers=self.headers, timeout=timeout, transport=transport)
 
     def _send(self, call: _Call) -> Any:
+        response: httpx.Response | None
         for attempt in range(self.retries + 1):
             try:
                 with ExitStack() as stack:
@@ -220,10 +242,11 @@ class EagleClient(_Base):
             except _CONNECTION_ERRORS as exc:
                 if attempt == self.retries:
                     raise _unreachable(self.url, exc) from exc
+                response = None
             else:
-                if response.status_code != RETRY_STATUS or attempt == self.retries:
+                if response.status_code not in RETRY_STATUSES or attempt == self.retries:
                     return _decode_answer(response, call)
-            time.sleep(self._delay(attempt))
+            time.sleep(self._delay(attempt, response))
         raise AssertionError("unreachable")  # pragma: no cover
 
     def search(self, query: str | SearchRequest, **options: Any) -> SearchResponse:
@@ -301,11 +324,13 @@ class AsyncEagleClient(_Base):
     """The asyncio twin of :class:`EagleClient` (same methods, awaited). Use ``async with`` or ``aclose``."""
 
     def __init__(self, url: str, api_key: str | None = None, timeout: float = 60.0, *, retries: int = 3,
-                 backoff: float = 0.25, transport: httpx.AsyncBaseTransport | None = None) -> None:
-        super().__init__(url, api_key, timeout, retries, backoff)
+                 backoff: float = 0.25, max_wait: float = MAX_WAIT_S,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        super().__init__(url, api_key, timeout, retries, backoff, max_wait)
         self._http = httpx.AsyncClient(base_url=self.url, headers=self.headers, timeout=timeout, transport=transport)
 
     async def _send(self, call: _Call) -> Any:
+        response: httpx.Response | None
         for attempt in range(self.retries + 1):
             try:
                 with ExitStack() as stack:
@@ -315,10 +340,11 @@ class AsyncEagleClient(_Base):
             except _CONNECTION_ERRORS as exc:
                 if attempt == self.retries:
                     raise _unreachable(self.url, exc) from exc
+                response = None
             else:
-                if response.status_code != RETRY_STATUS or attempt == self.retries:
+                if response.status_code not in RETRY_STATUSES or attempt == self.retries:
                     return _decode_answer(response, call)
-            await asyncio.sleep(self._delay(attempt))
+            await asyncio.sleep(self._delay(attempt, response))
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def search(self, query: str | SearchRequest, **options: Any) -> SearchResponse:

@@ -115,7 +115,7 @@ def test_errors_come_back_as_the_in_process_classes(client, served):
     with pytest.raises(InvalidRequest):
         retrying.search("", top_k=1)
     retrying.close()
-    assert served.request_count("/search") - before == 3  # a 4xx is never retried
+    assert served.request_count("/search") - before == 3  # a 400 or 404 is never retried
 
 
 def test_connection_errors_are_retried_then_reported(tmp_path):
@@ -142,6 +142,77 @@ def test_a_503_is_retried_and_a_404_is_not():
         with pytest.raises(NotFound):
             c.get_document("x")
     assert calls == ["/health"] * 3 + ["/documents/x"]
+
+
+def busy_then_ok(retry_after: str, busy: int) -> tuple[httpx.MockTransport, list[str]]:
+    """A server that answers ``/health`` with ``busy`` 429s (``Retry-After: retry_after``), then 200."""
+    calls: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        calls.append(request.url.path)
+        if len(calls) <= busy:
+            body = {"error": {"code": "too_many_requests", "message": "busy", "details": {}}}
+            return httpx.Response(429, json=body, headers={"Retry-After": retry_after})
+        return httpx.Response(200, json={"status": "ok"})
+
+    return httpx.MockTransport(answer), calls
+
+
+@pytest.mark.unit
+def test_a_busy_server_is_asked_again_after_its_retry_after(monkeypatch):
+    waits: list[float] = []
+    monkeypatch.setattr("eagle_rag.client.time.sleep", waits.append)
+    transport, calls = busy_then_ok("2", busy=2)
+    with EagleClient("http://eagle.test", retries=3, backoff=0.5, transport=transport) as c:
+        assert c.health() == {"status": "ok"}
+    # backoff 0.5 then 1.0; Retry-After 2 is longer both times
+    assert calls == ["/health"] * 3 and waits == [2.0, 2.0]
+    # a backoff longer than Retry-After wins: 0.5 * 2**0 = 0.5 > 0.25, then 1.0
+    waits.clear()
+    transport, _ = busy_then_ok("0.25", busy=2)
+    with EagleClient("http://eagle.test", retries=3, backoff=0.5, transport=transport) as c:
+        c.health()
+    assert waits == [0.5, 1.0]
+    # an absurd Retry-After is capped at max_wait; a date (not seconds) falls back to the backoff
+    waits.clear()
+    transport, _ = busy_then_ok("3600", busy=1)
+    with EagleClient("http://eagle.test", retries=1, backoff=0.5, max_wait=5.0, transport=transport) as c:
+        c.health()
+    transport, _ = busy_then_ok("Wed, 21 Oct 2026 07:28:00 GMT", busy=1)
+    with EagleClient("http://eagle.test", retries=1, backoff=0.5, transport=transport) as c:
+        c.health()
+    assert waits == [5.0, 0.5]
+
+
+@pytest.mark.unit
+def test_a_server_busy_past_the_retries_raises_too_many_requests(monkeypatch):
+    monkeypatch.setattr("eagle_rag.client.time.sleep", lambda s: None)
+    transport, calls = busy_then_ok("1", busy=10)
+    with EagleClient("http://eagle.test", retries=2, transport=transport) as c, pytest.raises(EagleError) as err:
+        c.health()
+    assert err.value.code == "too_many_requests" and err.value.http_status == 429 and len(calls) == 3
+
+
+@pytest.mark.unit
+def test_the_async_client_waits_as_the_sync_one(monkeypatch):
+    waits: list[float] = []
+
+    async def record(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr("eagle_rag.client.asyncio.sleep", record)
+
+    async def main() -> dict:
+        answer = busy_then_ok("2", busy=2)[0].handle_request
+
+        async def handle(request: httpx.Request) -> httpx.Response:
+            return answer(request)
+
+        async with AsyncEagleClient("http://eagle.test", retries=3, backoff=0.5,
+                                    transport=httpx.MockTransport(handle)) as c:
+            return await c.health()
+
+    assert asyncio.run(main()) == {"status": "ok"} and waits == [2.0, 2.0]
 
 
 def test_unknown_error_codes_keep_their_code():
