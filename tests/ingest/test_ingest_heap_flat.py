@@ -11,6 +11,10 @@ left out on purpose, since they are not the pipeline's (docs/architecture.md#ing
 - the deterministic stand-in encoder's cache of token vectors (bounded at 8,192 tokens; every
   record here brings a token of its own).
 
+Each measure runs in a fresh interpreter (this module run as a script): in the test process, what
+earlier tests left running (a server's threads, a warm-up) allocates between the two looks too, and
+once added 60 kB to a suite run's figure.
+
 The memory measured outside Python (tantivy's writer, SQLite's page cache) is in bench/README.md
 (``bench/bench_ingest_memory.py --write --store-process``).
 """
@@ -19,6 +23,9 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import subprocess
+import sys
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -52,11 +59,10 @@ def _pipeline_heap() -> int:
     return sum(stat.size for stat in snapshot.statistics("filename"))
 
 
-def _heap_growth(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                 hold: Callable[[int], None] = lambda _: None) -> tuple[int, int]:
+def _heap_growth(tmp_path: Path, hold: Callable[[int], None] = lambda _: None) -> tuple[int, int]:
     """(heap after 5 * N records - heap after N, documents written); ``hold(i)`` runs at every tick."""
-    monkeypatch.setattr(orchestrator, "DOCS_PER_BATCH", BATCH)
-    monkeypatch.setattr(orchestrator, "PROGRESS_EVERY", 1)
+    orchestrator.DOCS_PER_BATCH = BATCH
+    orchestrator.PROGRESS_EVERY = 1
     warm, corpus = tmp_path / "warm.jsonl", tmp_path / "corpus.jsonl"
     _corpus(warm, BATCH)
     _corpus(corpus, 5 * N + BATCH)
@@ -79,14 +85,35 @@ def _heap_growth(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     return heap[5 * N + 1] - heap[N + 1], report.documents
 
 
-def test_ingest_heap_does_not_grow_with_records_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    growth, documents = _heap_growth(tmp_path, monkeypatch)
+def _heap_growth_in_a_fresh_process(tmp_path: Path, leak: bool = False) -> tuple[int, int]:
+    """:func:`_heap_growth` in a new interpreter (``leak``: keep about 200 bytes per record)."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.run([sys.executable, "-m", "tests.ingest.test_ingest_heap_flat", str(tmp_path), str(int(leak))],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    return answer["growth"], answer["documents"]
+
+
+def _keep_about_200_bytes(kept: list[bytes]) -> Callable[[int], None]:
+    return lambda i: kept.append(b"x" * 160 + str(i).encode())
+
+
+def test_ingest_heap_does_not_grow_with_records_written(tmp_path: Path) -> None:
+    growth, documents = _heap_growth_in_a_fresh_process(tmp_path)
     assert documents == 5 * N + BATCH
     assert growth < PER_RECORD_BYTES * 4 * N, f"{growth} bytes over {4 * N} records written"
 
 
-def test_the_check_sees_a_per_record_leak(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_check_sees_a_per_record_leak(tmp_path: Path) -> None:
     """The same measure catches 200 bytes kept per record (a list of every id seen, say)."""
-    kept: list[bytes] = []
-    growth, _ = _heap_growth(tmp_path, monkeypatch, hold=lambda i: kept.append(b"x" * 160 + str(i).encode()))
+    growth, _ = _heap_growth_in_a_fresh_process(tmp_path, leak=True)
     assert growth >= PER_RECORD_BYTES * 4 * N
+
+
+if __name__ == "__main__":  # one measure, printed as JSON: python -m tests.ingest.test_ingest_heap_flat DIR LEAK
+    kept: list[bytes] = []
+    hold = _keep_about_200_bytes(kept) if sys.argv[2] == "1" else (lambda _: None)
+    growth, documents = _heap_growth(Path(sys.argv[1]), hold)
+    print(json.dumps({"growth": growth, "documents": documents}))
