@@ -303,6 +303,17 @@ def test_hook_eagle_rrf_post_merge(setup):
     assert top.id == "supp-1" and top.score == pytest.approx(0.5 + 100)
 
 
+def test_a_plugins_hits_keep_to_the_requests_filters(setup):
+    """The supplement chunk (kb k, chunk type text, no section) is injected on top of any search; a filter
+    it fails keeps it out, as the stores keep their own rows out, and the answer counts it as filtered."""
+    engine, _ = setup
+    for filters in ({"sections": ["Dosage"]}, {"chunk_types": ["table"]}, {"source_types": ["jsonl"]}):
+        response = _search(engine, **filters)
+        assert "supp-1" not in [h.id for h in response.hits], filters
+        assert response.dropped.get("filters", 0) >= 1, filters
+    assert _search(engine, chunk_types=["text"]).hits[0].id == "supp-1"  # a filter it passes keeps it
+
+
 def test_hook_eagle_rerank_merged(setup):
     engine, rec = setup
     plain = _search(engine)

@@ -40,6 +40,13 @@ class StoreFilter:
     def empty(self) -> bool:
         return not (self.kb_names or self.document_ids or self.chunk_types)
 
+    def admits(self, chunk: Chunk) -> bool:
+        """Whether ``chunk`` lies inside every field of the filter (checked in Python, as a store would)."""
+        return ((not self.kb_names or chunk.kb_name in self.kb_names)
+                and (not self.document_ids or chunk.document_id in self.document_ids)
+                and (not self.chunk_types or chunk.chunk_type in self.chunk_types)
+                and (self.metadata is None or self.metadata.matches(chunk)))
+
 
 @runtime_checkable
 class TextEncoder(Protocol):

@@ -66,6 +66,22 @@ def keep_matching(ctx: HookContext, hits: Sequence[ScoredId], depth: int, flt: S
     return kept[:depth]
 
 
+def keep_admitted(ctx: HookContext, nodes: Sequence[NodeWithScore], flt: StoreFilter) -> list[NodeWithScore]:
+    """The nodes inside every field of ``flt``; the others are noted in the tally.
+
+    The channels ask the stores with ``flt``; a plugin that finds hits its own way (an entity-anchored
+    supplement, an injection, a reranker) may hand back chunks outside the request's filters, so the
+    orchestrator passes what the plugins add through this check as well.
+    """
+    kept = [n for n in nodes if flt.admits(n.node)]
+    if len(kept) < len(nodes):
+        dropped = {n.node.id for n in nodes if not flt.admits(n.node)}
+        record = tally(ctx)
+        with record.lock:
+            record.filtered |= dropped
+    return kept
+
+
 def _nodes(hits: Sequence[ScoredId], collection: str, stage: str) -> list[NodeWithScore]:
     return ranked([NodeWithScore(node=h.chunk, score=h.score, collection=collection) for h in hits], stage)
 

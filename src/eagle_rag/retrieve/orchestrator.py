@@ -18,7 +18,7 @@ import pluggy
 from eagle_rag.analysis import cjk_ratio
 from eagle_rag.context import HookContext
 from eagle_rag.protocols import StoreFilter
-from eagle_rag.retrieve.channels import dense_channel, lexical_channel, sentence_channel, tally
+from eagle_rag.retrieve.channels import dense_channel, keep_admitted, lexical_channel, sentence_channel, tally
 from eagle_rag.retrieve.fusion import dedupe_cross_collection, hybrid_fuse_dense_sparse, merge_plans, merge_rrf
 from eagle_rag.retrieve.parent_doc import group_by_parent
 from eagle_rag.retrieve.safe_hooks import call_hook
@@ -79,7 +79,7 @@ class RetrieverOrchestrator:
         clock.lap("plans")
         supplement_lists = call_hook(ctx, hook.eagle_retrieve_supplement, [], query=query,
                                      request=request, plans=plans) or []
-        supplement = [n for lst in supplement_lists for n in lst]
+        supplement = keep_admitted(ctx, [n for lst in supplement_lists for n in lst], flt)
         merged = merge_plans(plans, per_plan, k=settings.rrf_k)
         if sum(1 for lst in per_plan if lst) > 1:
             before = len(merged)
@@ -87,7 +87,7 @@ class RetrieverOrchestrator:
             ctx.log_decision("rrf_dedupe", summary=f"{before} -> {len(merged)}")
         post = call_hook(ctx, hook.eagle_rrf_post_merge, None, query=query, merged=merged,
                          supplement=supplement, request=request)
-        nodes = merged if post is None else post
+        nodes = merged if post is None else keep_admitted(ctx, post, flt)
         if decision.retrieval_hints.get("parent_doc_retrieval", settings.parent_doc_retrieval):
             nodes = group_by_parent(nodes, settings.parent_doc_max_chunks)
         clock.lap("merge")
@@ -96,7 +96,7 @@ class RetrieverOrchestrator:
             tally(ctx).cut = True
         reranked = call_hook(ctx, hook.eagle_rerank_merged, None, query=query, nodes=pool,
                              top_k=request.top_k, request=request)
-        final = pool if reranked is None else reranked
+        final = pool if reranked is None else keep_admitted(ctx, reranked, flt)
         clock.lap("rerank")
         return RetrievalResult(nodes=final, decision=decision, query=query,
                                plans_run=[p.collection for p, lst in zip(plans, per_plan, strict=True) if lst],
