@@ -42,6 +42,7 @@ from eagle_rag.ingest.sources import allowed_ingest_roots, iter_source_files
 from eagle_rag.mcp_tools import McpTool, tool_error
 from eagle_rag.plugin_options import PluginOptionsError, validate_plugin_options
 from eagle_rag.protocols import CrossEncoder, StoreFilter, TextEncoder, Vector, VectorStore
+from eagle_rag.redact import public_path
 from eagle_rag.retrieve.channels import embed_query
 from eagle_rag.retrieve.cross_rerank import STAGE as CROSS_ENCODER_STAGE
 from eagle_rag.retrieve.cross_rerank import skipped_for_language
@@ -161,6 +162,7 @@ __all__ = [
     "record_document_id",
     "document_key",
     "public_document_id",
+    "public_path",
     "split_document_key",
     "resolve_target",
     "sample_dir",

@@ -22,6 +22,7 @@ from eagle_rag.redact import public_path
 from eagle_rag.retrieve.channels import RetrievalTally, tally
 from eagle_rag.retrieve.fusion import sparse_overlap_score
 from eagle_rag.retrieve.orchestrator import RetrievalResult
+from eagle_rag.settings import Settings
 from eagle_rag.stores import filters as store_filters
 from eagle_rag.stores.availability import is_unavailable, settings_unavailable
 from eagle_rag.types import (
@@ -182,12 +183,15 @@ def _match_kind(query: str, node: NodeWithScore) -> MatchKind:
     return MatchKind.SEMANTIC
 
 
-def _to_hit(query: str, node: NodeWithScore, explain: bool) -> SearchHit:
+def _to_hit(settings: Settings, query: str, node: NodeWithScore, explain: bool) -> SearchHit:
     chunk = node.node
+    metadata = {**chunk.metadata, "kb_name": chunk.kb_name, "chunk_type": chunk.chunk_type}
+    source = metadata.get("source_uri")
+    if isinstance(source, str):  # a plugin may copy the registry's source in: never a path of the server
+        metadata["source_uri"] = public_path(source, settings.data_path, settings.ingest.allowed_roots)
     return SearchHit(id=chunk.id, document_id=public_document_id(chunk.document_id), text=chunk.text,
                      score=round(node.score, 6), path=chunk.path, collection=node.collection,
-                     match=_match_kind(query, node),
-                     metadata={**chunk.metadata, "kb_name": chunk.kb_name, "chunk_type": chunk.chunk_type},
+                     match=_match_kind(query, node), metadata=metadata,
                      trail=node.trail if explain else (), kb_name=chunk.kb_name)
 
 
@@ -326,7 +330,7 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     dropped = {name: n for name, n in (("semantic_floor", len(visible) - len(nodes)),
                                        ("filters", len(record.filtered))) if n}
     page = nodes[request.offset: request.offset + request.top_k]
-    hits = tuple(_to_hit(request.query, n, request.explain) for n in page)
+    hits = tuple(_to_hit(engine.settings, request.query, n, request.explain) for n in page)
     timings = {**result.timings_ms, "total": (time.perf_counter() - started) * 1000}
     route = {"query": result.query, "plans": [p.collection for p in result.decision.plans],
              "plans_with_hits": result.plans_run, "reason": result.decision.reason}

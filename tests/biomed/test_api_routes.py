@@ -33,6 +33,8 @@ def test_compounds_by_smiles_are_ranked_by_tanimoto(client):
     assert [h["rank"] for h in hits] == [1, 2, 3]
     assert hits[0]["compound_id"] == "cmp-aspirin" and hits[0]["similarity"] == 1.0
     assert hits[0]["name"] == "Aspirin" and hits[0]["kb_name"] == "chem"
+    # the record's source without the server's folders (the sample corpus lies outside every root)
+    assert all(h["source_uri"].startswith("compounds.jsonl#") for h in hits)
     assert 1.0 > hits[1]["similarity"] >= hits[2]["similarity"] > 0
 
 

@@ -175,7 +175,7 @@ class SearchBatchResponseModel(BaseModel):
 class DocumentModel(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "id": "label_imatinib-2c878e4b", "kb_name": "demo", "name": "Imatinib",
-        "source_uri": "/srv/labels/label_imatinib.md",
+        "source_uri": "label_imatinib.md",
         "status": "complete", "chunk_count": 7, "tags": [], "content_hash": "9b1c...",
         "created_at": "2025-01-01T00:00:00+00:00", "updated_at": "2025-01-01T00:00:00+00:00"}]})
 

@@ -25,6 +25,7 @@ from eagle_rag.plugin_api import (
     Services,
     document_key,
     public_document_id,
+    public_path,
     split_document_key,
     validate_kb_name,
 )
@@ -166,8 +167,9 @@ def biomed_retrieve_compounds(source: Any, smiles_or_name: str, top_k: int = 5,
             continue
         if kb_name is not None and record.kb_name != kb_name:
             continue
+        source = public_path(record.source_uri, data_path, settings.ingest.allowed_roots if settings else ())
         hits.append(CompoundMatch(public_document_id(record.id), hit.name or record.name, hit.smiles,
-                                  round(hit.similarity, 6), len(hits) + 1, record.kb_name, record.source_uri))
+                                  round(hit.similarity, 6), len(hits) + 1, record.kb_name, source))
         if len(hits) >= top_k:
             break
     return CompoundSearchResponse(smiles_or_name, resolved.smiles, resolved.source, resolved.name, Collection.CHEMICAL,

@@ -114,3 +114,27 @@ def test_a_mode_written_as_a_string_reaches_the_plugin_hooks_as_the_enum(gold_en
     fresh = [d for d in gold_engine.audit.ring.recent(10_000) if d.ts >= started]
     assert not [d for d in fresh if d.category == "hook_failure"]
     assert any(d.category == "route_query" for d in fresh)
+
+
+@pytest.mark.parametrize("mode", [SearchMode.HYBRID, SearchMode.FULL])
+def test_a_query_naming_a_drug_keeps_to_the_filters(gold_engine: Any, mode: SearchMode) -> None:
+    """The entity-anchored supplement finds the warfarin label by its name; its sections are drug-label
+    sections from a Markdown file, so a filter they fail keeps them out like any other hit."""
+    plain = gold_engine.search(SearchRequest("warfarin bleeding", top_k=5, mode=mode, kb_names=(KB_NAME,)))
+    assert plain.hits and plain.hits[0].document_id.startswith("label_warfarin")
+    for filters in ({"sections": ("nonsense",)}, {"doc_types": ("patent",)}, {"source_types": ("jsonl",)},
+                    {"published_from": "2030"}):
+        response = gold_engine.search(SearchRequest("warfarin bleeding", top_k=5, mode=mode, kb_names=(KB_NAME,),
+                                                    **filters))  # type: ignore[arg-type]
+        assert not [h.document_id for h in response.hits if h.document_id.startswith("label_warfarin")], filters
+        assert response.dropped.get("filters", 0) >= 1, filters
+
+
+def test_hits_name_no_path_of_the_server(gold_engine: Any) -> None:
+    """Tier-2 copies each candidate's source from the registry into its metadata: the hit shows the
+    file's name (the sample corpus lies outside the data folder and every ingest root)."""
+    response = gold_engine.search(SearchRequest("warfarin bleeding", top_k=5, mode=SearchMode.FULL,
+                                                kb_names=(KB_NAME,)))
+    sources = [h.metadata["source_uri"] for h in response.hits if "source_uri" in h.metadata]
+    assert "label_warfarin.md" in sources
+    assert not [s for s in sources if str(s).startswith("/")]
