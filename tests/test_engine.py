@@ -10,7 +10,7 @@ import pytest
 from eagle_rag.engine import Engine
 from eagle_rag.errors import InvalidRequest, NotFound
 from eagle_rag.settings import load_settings
-from eagle_rag.types import DocumentStatus, MatchKind, SearchMode, SearchRequest, document_key
+from eagle_rag.types import DocumentStatus, MatchKind, SearchMode, SearchRequest, TotalRelation, document_key
 
 pytestmark = pytest.mark.integration
 
@@ -204,6 +204,7 @@ def test_a_query_about_nothing_in_the_corpus_gets_an_honest_empty_answer(engine,
     request = SearchRequest(query="zxqv blorf wibble", top_k=5, explain=True)
     honest = engine.search(request)
     assert honest.hits == () and honest.empty_reason == "no indexed text matched the query"
+    assert honest.total == 0 and honest.total_relation is TotalRelation.EQ and honest.exhaustive
 
     monkeypatch.setattr(engine.settings.search, "min_dense_similarity", 0.0)  # 0 = floor off
     unfloored = engine.search(request)
@@ -214,6 +215,20 @@ def test_a_query_about_nothing_in_the_corpus_gets_an_honest_empty_answer(engine,
     monkeypatch.setattr(engine.settings.search, "min_dense_similarity", max(cosines))  # a set floor wins
     kept = engine.search(request)
     assert len(kept.hits) == sum(c >= max(cosines) for c in cosines) >= 1
+
+
+def test_candidates_cut_off_that_the_floor_would_drop_leave_the_answer_complete(engine, monkeypatch):
+    """With a rerank pool of 3, the merged list's other candidates fall off its end. For a query about
+    nothing in the corpus they share no term with it and sit further from it than the three the floor
+    dropped, so the empty answer is complete (``eq``); a candidate cut off that shares a term with the
+    query could be a match, so there the answer says ``gte``."""
+    monkeypatch.setattr(engine.settings.router, "rerank_pool", 3)
+    nothing = engine.search(SearchRequest(query="zxqv blorf wibble", top_k=3))
+    assert nothing.hits == () and nothing.dropped == {"semantic_floor": 3}
+    assert nothing.total_relation is TotalRelation.EQ and nothing.exhaustive
+    monkeypatch.setattr(engine.settings.router, "rerank_pool", 1)
+    some = engine.search(SearchRequest(query="warfarin imatinib", top_k=1))  # the other label is cut off
+    assert len(some.hits) == 1 and some.total_relation is TotalRelation.GTE and not some.exhaustive
 
 
 @pytest.mark.parametrize("query, document", [

@@ -32,8 +32,13 @@ def guidance(response: SearchResponse, max_top_k: int) -> str:
         why = response.empty_reason or "nothing matched"
         excluded = ", ".join(f"{k} alone excludes {v} documents"
                              for k, v in response.excluded_by_filter.items() if v)
-        return (f"No results: {why}" + (f" ({excluded})" if excluded else "")
-                + ". The list is complete; repeating this query will not find more.")
+        said = f"No results: {why}" + (f" ({excluded})" if excluded else "")
+        if response.offset and response.total:
+            return f"{said}. Ask an offset below {response.total}."
+        if response.exhaustive:
+            return f"{said}. The list is complete; repeating this query will not find more."
+        return (f"{said}. Candidates beyond those searched may still match weakly: try mode bm25 for term "
+                "matches, or a more specific query.")
     if response.exhaustive:
         return "This list is complete: every match is listed; a larger top_k finds nothing more."
     return (f"More matches may exist: ask the next page (offset + top_k), raise top_k (at most {max_top_k}) "

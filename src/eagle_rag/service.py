@@ -326,7 +326,7 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     result, visible = _retrieve_visible(engine, ctx, window, flt)
     nodes = _above_semantic_floor(engine, request.query, visible)
     record = tally(ctx)
-    relation = TotalRelation.GTE if _maybe_more(engine, record) else TotalRelation.EQ
+    relation = TotalRelation.GTE if _maybe_more(engine, request.query, record) else TotalRelation.EQ
     dropped = {name: n for name, n in (("semantic_floor", len(visible) - len(nodes)),
                                        ("filters", len(record.filtered))) if n}
     page = nodes[request.offset: request.offset + request.top_k]
@@ -344,7 +344,8 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     if _has_metadata_filters(request) and not (request.offset and nodes):
         excluded.update(_excluded_by_metadata(engine, request))
     if request.offset and nodes:
-        reason = f"the query has {len(nodes)} hits; offset {request.offset} is past the last one"
+        at_least = "at least " if relation is TotalRelation.GTE else ""
+        reason = f"the query has {at_least}{len(nodes)} hits; offset {request.offset} is past the last one"
     elif any(excluded.values()):
         reason = "no document within the filters matched the query"
     else:
@@ -354,11 +355,13 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
                           offset=request.offset, dropped=dropped, warnings=tuple(ctx.warnings))
 
 
-def _maybe_more(engine: Engine, record: RetrievalTally) -> bool:
-    """Whether matches may lie beyond the candidate pool: a list was cut at its depth, or a dense
-    list filled its depth with hits that clear their collection's semantic floor."""
-    return record.cut or any(low >= _semantic_floor(engine, collection)
-                             for collection, low in record.dense_tail.items())
+def _maybe_more(engine: Engine, query: str, record: RetrievalTally) -> bool:
+    """Whether matches may lie beyond the candidate pool: a lexical list was cut at its depth, a
+    candidate that a list left out would have passed the semantic floor, or a dense list filled its
+    depth with hits that clear their collection's floor. A pool cut that left out only hits the floor
+    drops anyway (a query about nothing in the corpus) does not make the answer incomplete."""
+    return (record.cut or bool(_above_semantic_floor(engine, query, record.cut_nodes))
+            or any(low >= _semantic_floor(engine, collection) for collection, low in record.dense_tail.items()))
 
 
 def _excluded_by_metadata(engine: Engine, request: SearchRequest) -> dict[str, int]:

@@ -122,3 +122,20 @@ def test_core_search_says_which_filter_emptied_the_list(tools):
     dated = tools.call("core_search", {"query": "warfarin", "kb_name": "demo", "published_from": "2999",
                                        "mode": "bm25"})
     assert dated["hits"] == [] and "published" in str(dated["excluded_by_filter"])
+
+
+@pytest.mark.unit
+def test_the_guidance_of_an_empty_answer_follows_its_completeness():
+    from eagle_rag.mcp_core_tools import guidance
+    from eagle_rag.types import SearchMode, SearchResponse, TotalRelation
+
+    def empty(**kw):
+        return SearchResponse("q", (), kw.pop("total", 0), kw.pop("exhaustive"), SearchMode.HYBRID,
+                              empty_reason="why", **kw)
+
+    assert guidance(empty(exhaustive=True), 50) == ("No results: why. The list is complete; repeating this "
+                                                    "query will not find more.")
+    maybe = guidance(empty(exhaustive=False, total_relation=TotalRelation.GTE), 50)
+    assert "complete" not in maybe and "try mode bm25" in maybe
+    past = guidance(empty(exhaustive=False, total=16, offset=20), 50)
+    assert past == "No results: why. Ask an offset below 16."

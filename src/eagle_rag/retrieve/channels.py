@@ -23,16 +23,25 @@ TALLY_KEY = "retrieval_tally"
 class RetrievalTally:
     """What the channels of one search cut or left out, read by the service to report ``total``.
 
-    ``cut`` is true when a lexical list or a fused list was cut at its depth (more matches may
-    exist); ``dense_tail`` holds, per collection, the lowest cosine of a dense list that filled its
-    depth (more hits at least that similar may exist); ``filtered`` the chunk ids the metadata
-    filters removed. Shared by the plan threads of one request.
+    ``cut`` is true when a lexical list was cut at its depth (more term matches may exist);
+    ``cut_nodes`` are the candidates a fused list or the rerank pool left out (the service asks
+    whether any of them would have been an answer, :func:`eagle_rag.service.floor_keeps`);
+    ``dense_tail`` holds, per collection, the lowest cosine of a dense list that filled its depth
+    (more hits at least that similar may exist); ``filtered`` the chunk ids the metadata filters
+    removed. Shared by the plan threads of one request.
     """
 
     cut: bool = False
+    cut_nodes: list[NodeWithScore] = field(default_factory=list)
     dense_tail: dict[str, float] = field(default_factory=dict)
     filtered: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def note_cut(self, left_out: Sequence[NodeWithScore]) -> None:
+        """Keep the candidates a list left out at its depth."""
+        if left_out:
+            with self.lock:
+                self.cut_nodes.extend(left_out)
 
     def note_dense(self, collection: str, hits: Sequence[ScoredId], depth: int) -> None:
         if hits and len(hits) >= depth:

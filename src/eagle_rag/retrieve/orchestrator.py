@@ -92,8 +92,7 @@ class RetrieverOrchestrator:
             nodes = group_by_parent(nodes, settings.parent_doc_max_chunks)
         clock.lap("merge")
         pool = nodes[: rerank_pool_size(settings.rerank_pool, decision, request.top_k)]
-        if len(pool) < len(nodes):
-            tally(ctx).cut = True
+        tally(ctx).note_cut(nodes[len(pool):])
         reranked = call_hook(ctx, hook.eagle_rerank_merged, None, query=query, nodes=pool,
                              top_k=request.top_k, request=request)
         final = pool if reranked is None else keep_admitted(ctx, reranked, flt)
@@ -128,8 +127,7 @@ class RetrieverOrchestrator:
                      if use_dense and sentence_weight(ctx, query) > 0 else [])
         fused = self._fuse(ctx, query, expanded, lexical, dense, sentences)
         keep = max(plan.top_k, request.top_k)
-        if len(fused) > keep:
-            tally(ctx).cut = True
+        tally(ctx).note_cut(fused[keep:])
         fused = fused[:keep]
         ctx.log_decision("retrieve_plan", collection=plan.collection, encoder=plan.encoder,
                          lexical=len(lexical), dense=len(dense), sentence=len(sentences), fused=len(fused))
