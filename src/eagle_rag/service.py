@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag import index_health
@@ -360,7 +360,7 @@ def _maybe_more(engine: Engine, query: str, record: RetrievalTally) -> bool:
     candidate that a list left out would have passed the semantic floor, or a dense list filled its
     depth with hits that clear their collection's floor. A pool cut that left out only hits the floor
     drops anyway (a query about nothing in the corpus) does not make the answer incomplete."""
-    return (record.cut or bool(_above_semantic_floor(engine, query, record.cut_nodes))
+    return (record.cut or any(True for _ in _floor_kept(engine, query, record.cut_nodes))
             or any(low >= _semantic_floor(engine, collection) for collection, low in record.dense_tail.items()))
 
 
@@ -425,11 +425,16 @@ def floor_keeps(floor: float, cosine: float | None, match: Callable[[], MatchKin
     return floor <= 0 or cosine is None or cosine >= floor or match() is not MatchKind.SEMANTIC
 
 
+def _floor_kept(engine: Engine, query: str, nodes: list[NodeWithScore]) -> Iterator[NodeWithScore]:
+    """``nodes`` without the semantic-only hits whose cosine is under their collection's floor, lazily."""
+    floors = {c: _semantic_floor(engine, c) for c in {n.collection for n in nodes}}
+    return (n for n in nodes
+            if floor_keeps(floors[n.collection], trail_cosine(n.trail), functools.partial(_match_kind, query, n)))
+
+
 def _above_semantic_floor(engine: Engine, query: str, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
     """``nodes`` without the semantic-only hits whose cosine is under their collection's floor."""
-    floors = {c: _semantic_floor(engine, c) for c in {n.collection for n in nodes}}
-    return [n for n in nodes
-            if floor_keeps(floors[n.collection], trail_cosine(n.trail), functools.partial(_match_kind, query, n))]
+    return list(_floor_kept(engine, query, nodes))
 
 
 def _semantic_floor(engine: Engine, collection: str) -> float:
