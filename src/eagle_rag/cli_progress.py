@@ -1,9 +1,11 @@
 """Progress of a long command (``ingest``, ``demo``, ``eval beir``, ``eval datasets``).
 
 On a terminal it is a rich progress bar. When stderr is not a terminal (a log file, a pipe, CI) a
-bar renders nothing useful, so a plain line goes to stderr instead, at most every
+bar renders nothing useful, so a plain line goes to stderr instead, every
 ``EAGLE_RAG_PROGRESS_SECONDS`` seconds (default :data:`PLAIN_EVERY_S`), the first one once that
-time has passed, and a last one at the end when any was written::
+time has passed, and a last one at the end when any was written. A line is written on time even
+while the count stands still (an ingest embeds a batch of records it has read), so a quiet log
+always means a short command::
 
     ingest: 1200/5183 documents, 41 s
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from types import TracebackType
 from typing import TextIO
@@ -58,13 +61,27 @@ class CommandProgress:
         self._done = 0
         self._lines = 0
         self._written = -1
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
 
     def __enter__(self) -> CommandProgress:
         self._started = self._last = time.monotonic()
         if self.bar is not None:
             self.bar.start()
             self._task = self.bar.add_task(f"{self.label} ({self.unit})", total=self.total)
+        elif self.plain and self.every_s > 0:
+            self._stop.clear()
+            self._ticker = threading.Thread(target=self._tick, name="eagle-progress", daemon=True)
+            self._ticker.start()
         return self
+
+    def _tick(self) -> None:
+        """Write the line when ``every_s`` passed without one (the work may not call update for long)."""
+        while not self._stop.wait(max(0.05, self.every_s - (time.monotonic() - self._last))):
+            with self._lock:
+                if time.monotonic() - self._last >= self.every_s:
+                    self._write()
 
     def update(self, done: int, total: int | None = None) -> None:
         """``done`` units of ``total`` (None: the total given at the start, or unknown)."""
@@ -74,7 +91,8 @@ class CommandProgress:
         if self.bar is not None and self._task is not None:
             self.bar.update(self._task, completed=done, total=self.total)
         elif self.plain and time.monotonic() - self._last >= self.every_s:
-            self._write()
+            with self._lock:
+                self._write()
 
     def advance(self, step: int = 1) -> None:
         self.update(self._done + step)
@@ -93,6 +111,10 @@ class CommandProgress:
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        if self._ticker is not None:
+            self._stop.set()
+            self._ticker.join()
+            self._ticker = None
         if self.bar is not None:
             self.bar.stop()
         elif self.plain and self._lines and kind is None and self._written != self._done:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -169,6 +170,18 @@ def test_plain_progress_lines():
     with CommandProgress("ingest", "records", stream=slow, every_s=3600) as progress:
         progress.update(10)
     assert slow.getvalue() == ""  # nothing before the first interval, so no last line either
+
+
+def test_plain_progress_writes_on_time_while_the_count_stands_still():
+    # an ingest reads its 150 records at once, then embeds them for seconds: the line still comes
+    out = io.StringIO()
+    with CommandProgress("ingest", "records", stream=out, every_s=0.1) as progress:
+        progress.update(150)
+        time.sleep(1.0)
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 3 and all(line.startswith("ingest: 150 records, ") for line in lines)
+    time.sleep(0.3)
+    assert len(out.getvalue().splitlines()) == len(lines)  # nothing after the command ended
 
 
 def test_dataset_eval_reports_each_query_run(tmp_path):
