@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -31,7 +33,7 @@ from eagle_rag import __version__
 from eagle_rag.errors import InvalidRequest, ServerUnreachable, from_envelope
 from eagle_rag.ingest.records import RecordFailure
 from eagle_rag.ingest.report import FileCounts, FileFailure, IngestReport
-from eagle_rag.ingest.sources import iter_source_files
+from eagle_rag.ingest.sources import NOT_REGULAR, is_regular_file, iter_source_files
 from eagle_rag.types import SearchMode, SearchRequest, SearchResponse
 
 API_KEY_HEADER = "X-API-Key"
@@ -111,12 +113,35 @@ def merge_reports(reports: Sequence[IngestReport]) -> IngestReport:
     return total
 
 
-def upload_batches(files: Sequence[Path | str]) -> tuple[list[list[Path]], list[FileFailure]]:
-    """The files under ``files`` (folders expanded) in batches of :data:`UPLOAD_BATCH`, and the paths
-    that do not exist."""
-    found, missing = iter_source_files([Path(f) for f in files])
-    batches = [found[i:i + UPLOAD_BATCH] for i in range(0, len(found), UPLOAD_BATCH)]
-    return batches, [FileFailure(path=str(m), error="no such file or folder") for m in missing]
+def upload_base(given: Sequence[Path]) -> Path | None:
+    """The folder the names of uploads are relative to: the folder given, the folder of the file
+    given, or the deepest folder that holds every path given; None when none exists."""
+    folders = [os.path.abspath(p if p.is_dir() else p.parent) for p in given if p.exists()]
+    return Path(os.path.commonpath(folders)) if folders else None
+
+
+def upload_batches(files: Sequence[Path | str]) -> tuple[list[list[tuple[str, Path]]], list[FileFailure]]:
+    """The files under ``files`` (folders expanded) in batches of :data:`UPLOAD_BATCH`, each with the
+    name it is sent under, and failures for the paths that do not exist or are no regular file.
+
+    A file is sent under its own name (``note.md``), which keeps the server's document ids of earlier
+    uploads; files of one ingest that share a name are sent under their paths relative to
+    :func:`upload_base` (``d1/note.md`` and ``d2/note.md``), so none replaces another. A file met
+    twice is sent once."""
+    given = [Path(f) for f in files]
+    found, missing = iter_source_files(given)
+    failures = [FileFailure(path=str(m), error="no such file or folder") for m in missing]
+    regular: dict[str, Path] = {}
+    for path in found:
+        if not is_regular_file(path):  # a named pipe would block the upload forever
+            failures.append(FileFailure(path=str(path), error=f"{path.name}: {NOT_REGULAR}"))
+            continue
+        regular.setdefault(os.path.realpath(path), path)
+    shared = Counter(p.name for p in regular.values())
+    base = upload_base(given)
+    items = [((Path(os.path.abspath(p)).relative_to(base).as_posix() if base and shared[p.name] > 1 else p.name), p)
+             for p in regular.values()]
+    return [items[i:i + UPLOAD_BATCH] for i in range(0, len(items), UPLOAD_BATCH)], failures
 
 
 @dataclass(frozen=True)
@@ -128,7 +153,8 @@ class _Call:
     decode: Callable[[Any], Any]
     json: Any = None
     data: dict[str, Any] | None = None
-    upload: Sequence[Path] = ()
+    upload: Sequence[tuple[str, Path]] = ()
+    """Files to send: (the name they are sent under, the file)."""
 
 
 def _decode_answer(response: httpx.Response, call: _Call) -> Any:
@@ -236,7 +262,7 @@ class EagleClient(_Base):
         for attempt in range(self.retries + 1):
             try:
                 with ExitStack() as stack:
-                    files = [("files", (p.name, stack.enter_context(p.open("rb")))) for p in call.upload]
+                    files = [("files", (name, stack.enter_context(p.open("rb")))) for name, p in call.upload]
                     response = self._http.request(call.method, call.path, json=call.json, data=call.data,
                                                   files=files or None)
             except _CONNECTION_ERRORS as exc:
@@ -334,7 +360,7 @@ class AsyncEagleClient(_Base):
         for attempt in range(self.retries + 1):
             try:
                 with ExitStack() as stack:
-                    files = [("files", (p.name, stack.enter_context(p.open("rb")))) for p in call.upload]
+                    files = [("files", (name, stack.enter_context(p.open("rb")))) for name, p in call.upload]
                     response = await self._http.request(call.method, call.path, json=call.json, data=call.data,
                                                         files=files or None)
             except _CONNECTION_ERRORS as exc:

@@ -56,6 +56,24 @@ def test_upload_file_name_cannot_escape_the_uploads_folder(client, api_engine):
     assert not (api_engine.settings.data_path.parent / "evil.md").exists()
 
 
+@pytest.mark.parametrize("names", [("note.md", "note.md"), ("d1/note.md", "d2/note.md")])
+def test_two_uploads_of_one_file_name_are_two_documents(client, names):
+    kb = "same-name-" + str(len(names[0]))
+    texts = (b"# Note\n\nNumbat burrows in the wheatbelt.\n", b"# Note\n\nQuokka colonies on Rottnest.\n")
+    files = [("files", (name, text, "text/markdown")) for name, text in zip(names, texts, strict=True)]
+    report = client.post("/ingest", data={"kb_name": kb}, files=files).json()
+    assert (report["files"], report["documents"], report["added"], report["failures"]) == (2, 2, 2, [])
+    listed = client.get("/documents", params={"kb_name": kb}).json()
+    assert listed["total"] == 2 and len({d["id"] for d in listed["documents"]}) == 2
+    assert {d["source_uri"] for d in listed["documents"]} == {"note.md"}
+    for word in ("numbat", "quokka"):
+        hits = client.post("/search", json={"query": word, "mode": "bm25", "kb_names": [kb]}).json()["hits"]
+        assert len(hits) == 1 and word in hits[0]["text"].lower()
+    again = client.post("/ingest", data={"kb_name": kb}, files=files).json()  # the same request: no new document
+    assert (again["documents"], again["skipped_unchanged"], again["added"]) == (0, 2, 0)
+    assert client.get("/documents", params={"kb_name": kb}).json()["total"] == 2
+
+
 @pytest.mark.parametrize("raw, expected", [
     ("../../etc/passwd", "passwd"), ("..\\..\\boot.ini", "boot.ini"), ("a b.md", "a b.md"),
     (".hidden.md", "hidden.md"), ("二甲双胍.md", "二甲双胍.md"), ("x;rm -rf.md", "x_rm -rf.md"),

@@ -277,3 +277,16 @@ def test_the_readme_client_example_runs(served, capsys):
     exec(compile(code.replace("http://127.0.0.1:8000", served.url), "README.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
     assert len(printed) == 3 and printed[0].split()[1].startswith("label_imatinib")
+
+
+@pytest.mark.unit
+def test_uploads_keep_their_names_and_only_files_that_share_one_send_their_paths(tmp_path):
+    from eagle_rag.client import upload_batches
+
+    for rel in ("a.md", "sub/x.md", "d1/note.md", "d2/note.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(f"# {rel}\n\ntext\n")
+    batches, failures = upload_batches([tmp_path, tmp_path / "a.md"])  # a.md met twice: sent once
+    names = sorted(name for batch in batches for name, _ in batch)
+    # a nested file keeps its own name, so the ids of documents uploaded before do not change
+    assert names == ["a.md", "d1/note.md", "d2/note.md", "x.md"] and failures == []

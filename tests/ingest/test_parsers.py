@@ -49,6 +49,16 @@ def test_markdown_sections_carry_heading_paths(tmp_path: Path):
     assert "# not a heading" in doc.sections[2].text
 
 
+def test_markdown_of_headings_only_keeps_the_headings_as_its_text(tmp_path: Path):
+    [doc] = parse_markdown(tmp_path / "h.md", b"# Only a heading about fooximab\n", "kb")
+    assert [(s.path, s.text) for s in doc.sections] == [(("Only a heading about fooximab",),
+                                                         "Only a heading about fooximab")]
+    [nested] = parse_markdown(tmp_path / "n.md", b"# Drug\n\n## Dosage\n", "kb")
+    assert [(s.path, s.text) for s in nested.sections] == [(("Drug",), "Drug"), (("Drug", "Dosage"), "Dosage")]
+    with pytest.raises(IngestError, match="the file is empty"):
+        parse_markdown(tmp_path / "blank.md", b" \n\n", "kb")
+
+
 def test_html_headings_and_skipped_script(tmp_path: Path):
     html = (b"<html><head><title>PV</title><script>var x=1;</script></head><body><h1>Safety</h1>"
             b"<p>Report events.</p><h2>Signals</h2><p>Disproportionality.</p></body></html>")

@@ -4,10 +4,13 @@ Uploads are streamed into ``<data_dir>/uploads/<kb_name>/<hash>/<safe name>`` (t
 staging file, then an atomic rename), where ``<hash>`` is a digest of the name as sent: uploading
 the same file name to the same kb again replaces the document instead of duplicating it, and two
 names that read the same once unsafe characters are replaced (``★.md``, ``☃.md``: both ``_.md``)
-stay two files. What one kb keeps is bounded by ``api.max_upload_bytes_per_kb``; an upload that
-could not be ingested is removed (:func:`remove_upload`). Server-side paths must resolve
-(symbolic links followed) inside one of ``ingest.allowed_roots``; every file found under a folder is
-checked again, so a link that points out of the root is refused too.
+stay two files. The name may be a relative path (``d1/note.md``; the Python client sends the path
+below the folder it was given): it is kept as ``<hash>/note.md``. A name sent twice in one request
+(two ``note.md`` from two folders) is two files too: its second file is hashed with its occurrence
+number, so re-sending the same request replaces both documents. What one kb keeps is bounded by
+``api.max_upload_bytes_per_kb``; an upload that could not be ingested is removed (:func:`remove_upload`).
+Server-side paths must resolve (symbolic links followed) inside one of ``ingest.allowed_roots``;
+every file found under a folder is checked again, so a link that points out of the root is refused too.
 """
 
 from __future__ import annotations
@@ -64,10 +67,16 @@ class UploadQuotaExceeded(PayloadTooLarge):
     code = "upload_quota_exceeded"
 
 
-def upload_path(target_dir: Path, filename: str | None) -> Path:
-    """Where an upload named ``filename`` is kept: ``<target_dir>/<12 hex of the name>/<safe name>``."""
+def upload_path(target_dir: Path, filename: str | None, occurrence: int = 1) -> Path:
+    """Where an upload named ``filename`` is kept: ``<target_dir>/<12 hex of the name>/<safe name>``.
+
+    ``occurrence`` is how many files of one request were sent under that name, this one included:
+    from the second on, the number is part of the digest, so no file of the request replaces another."""
     name = safe_filename(filename)
-    digest = hashlib.sha256((filename or "").encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    key = filename or ""
+    if occurrence > 1:
+        key = f"{key}\x00{occurrence}"
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return target_dir / digest / name
 
 
@@ -79,13 +88,13 @@ def stored_bytes(target_dir: Path) -> int:
 
 
 def save_upload(stream: BinaryIO, filename: str | None, target_dir: Path, max_bytes: int,
-                quota: int = 0) -> Path:
-    """Copy one upload under ``target_dir`` (atomically; see :func:`upload_path`).
+                quota: int = 0, occurrence: int = 1) -> Path:
+    """Copy one upload under ``target_dir`` (atomically; see :func:`upload_path` for ``occurrence``).
 
     ``quota`` (0 = none) bounds the bytes the folder keeps, the file it replaces not counted.
     Raises InvalidRequest, PayloadTooLarge or UploadQuotaExceeded (nothing is kept then).
     """
-    final = upload_path(target_dir, filename)
+    final = upload_path(target_dir, filename, occurrence)
     name = final.name
     room = max_bytes
     if quota:
@@ -182,13 +191,17 @@ class UploadBatch:
     quota: int = 0
     saved: list[Path] = field(default_factory=list)
     fresh: set[Path] = field(default_factory=set)
+    sent: dict[str, int] = field(default_factory=dict)
+    """How many files of the batch came under each name."""
 
     def save(self, stream: BinaryIO, filename: str | None) -> Path:
-        """Save one upload (see :func:`save_upload`); on a refusal the earlier ones of the batch go too."""
+        """Save one upload (see :func:`save_upload`); on a refusal the earlier ones of the batch go too.
+        A name the batch already had is kept as another file (:func:`upload_path`)."""
         target = uploads_root(self.data_path, self.kb_name)
-        existed = upload_path(target, filename).is_file()
+        occurrence = self.sent[filename or ""] = self.sent.get(filename or "", 0) + 1
+        existed = upload_path(target, filename, occurrence).is_file()
         try:
-            path = save_upload(stream, filename, target, self.max_bytes, self.quota)
+            path = save_upload(stream, filename, target, self.max_bytes, self.quota, occurrence)
         except BaseException:
             self.abandon()
             raise

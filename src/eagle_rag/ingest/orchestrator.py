@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
@@ -41,7 +42,13 @@ from eagle_rag.ingest.chunker import chunk_document, content_version
 from eagle_rag.ingest.dispatch import check_decision, classify, embed_input
 from eagle_rag.ingest.records import ParseResult, Record, RecordFailure, RecordItem, numbered, strict_documents
 from eagle_rag.ingest.report import FileCounts, FileFailure, IngestReport, parse_warnings, record_error_limit
-from eagle_rag.ingest.sources import allowed_ingest_roots, check_inside_roots, iter_source_files, read_source
+from eagle_rag.ingest.sources import (
+    allowed_ingest_roots,
+    check_inside_roots,
+    check_regular_file,
+    iter_source_files,
+    read_source,
+)
 from eagle_rag.ingest.writer import BatchWriter, Prepared, collection_names, vector_collections
 from eagle_rag.protocols import DocumentRecord, DocumentRegistry
 from eagle_rag.retrieve.safe_hooks import call_hook
@@ -129,6 +136,19 @@ class _Run:
             self.report.failures.append(FileFailure(doc.source_uri, reason))
 
 
+def once_each(files: Sequence[Path]) -> list[Path]:
+    """``files`` without a file met again (the same path, or a link to it, given twice): a file read
+    twice would count twice in the report for the one document it stores."""
+    seen: set[str] = set()
+    out: list[Path] = []
+    for path in files:
+        key = os.path.realpath(path)  # never raises, not even on a link loop
+        if key not in seen:
+            seen.add(key)
+            out.append(path)
+    return out
+
+
 class IngestOrchestrator:
     """Runs the ingest hooks over files. Stores and encoders come from ``ctx.services``."""
 
@@ -145,6 +165,7 @@ class IngestOrchestrator:
         may raise it too, for a file that cannot be read).
         """
         check_inside_roots(path, allowed_ingest_roots(ctx.settings.ingest.allowed_roots, ctx.settings.data_path))
+        check_regular_file(path)  # a named pipe would block the ingest forever
         route = call_hook(ctx, self.pm.hook.eagle_ingest_route_selector, None, path=path,
                           suffix=path.suffix.lower())
         if route == SKIP_ROUTE:
@@ -190,6 +211,7 @@ class IngestOrchestrator:
             except IngestError as exc:
                 report.failures.append(FileFailure(str(given), exc.message))
         files, missing = iter_source_files(inside)
+        files = once_each(files)
         report.failures.extend(FileFailure(str(p), "no such file or directory") for p in missing)
         limit = max_errors if max_errors is not None else ctx.settings.ingest.max_record_errors
         for path in files:

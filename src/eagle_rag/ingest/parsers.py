@@ -74,18 +74,23 @@ def _heading(line: str) -> tuple[int, str] | None:
 
 
 def parse_markdown(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument]:
-    """Sections split at ATX headings; each section's text starts with its own heading line."""
+    """Sections split at ATX headings; each section's text starts with its own heading line.
+
+    A heading with no text of its own (a heading right before its sub-heading) is no section of its
+    own; a file of headings only keeps them all, each as its section's text."""
     text = _decode(data, path)
     stack: list[tuple[int, str]] = []
     sections: list[Section] = []
+    bare_headings: list[Section] = []
     buf: list[str] = []
     in_fence = False
 
     def flush() -> None:
         body = "\n".join(buf).strip()
         heading_only = bool(stack) and body == stack[-1][1]
-        if body and not heading_only:
-            sections.append(Section(tuple(h for _, h in stack) or (path.stem,), body))
+        if body:
+            (bare_headings if heading_only else sections).append(
+                Section(tuple(h for _, h in stack) or (path.stem,), body))
         buf.clear()
 
     for line in text.splitlines():
@@ -102,6 +107,7 @@ def parse_markdown(path: Path, data: bytes, kb_name: str) -> list[ParsedDocument
         else:
             buf.append(line)
     flush()
+    sections = sections or bare_headings
     if not sections:
         raise IngestError(f"{path.name}: the file is empty")
     title = next((h for lvl, h in _first_heading(text)), path.stem)

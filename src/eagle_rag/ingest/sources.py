@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,12 +26,39 @@ def iter_source_files(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
     return files, missing
 
 
-def read_source(path: Path, max_bytes: int) -> bytes:
-    """The bytes of ``path``. Raises IngestError when it is too large or cannot be read."""
+NOT_REGULAR = "not a regular file"
+"""Why a named pipe, socket or device is not read: opening a pipe would wait for a writer forever."""
+
+
+def is_regular_file(path: Path) -> bool:
+    """Whether ``path`` (symbolic links followed) is a regular file; False for a named pipe, a socket,
+    a device, a folder, or a path that does not exist."""
     try:
-        size = path.stat().st_size
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
+
+
+def check_regular_file(path: Path) -> None:
+    """Raise IngestError ``<name>: not a regular file`` for an existing path that is no regular file
+    (a named pipe, a socket, a device), before anything opens it."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # a missing file or a dangling link: reading it reports that
+    if not stat.S_ISREG(mode):
+        raise IngestError(f"{path.name}: {NOT_REGULAR}")
+
+
+def read_source(path: Path, max_bytes: int) -> bytes:
+    """The bytes of ``path``. Raises IngestError when it is too large, is no regular file, or cannot be read."""
+    try:
+        info = path.stat()
     except OSError as exc:
         raise IngestError(f"{path.name}: cannot read ({exc.strerror})") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise IngestError(f"{path.name}: {NOT_REGULAR}")
+    size = info.st_size
     if size > max_bytes:
         raise IngestError(f"{path.name}: {size} bytes is over the limit of {max_bytes} bytes",
                           {"size": size, "limit": max_bytes})
