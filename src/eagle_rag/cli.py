@@ -111,7 +111,9 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", 
 
     Multi-record files are read record by record: a bad record is reported with its line and the
     rest of the file goes on. Exit code 1 when any file or record failed.
-    Through a server, the files are uploaded (a document's id then comes from its file name in the kb)."""
+    Through a server, the files are uploaded (a document's id then comes from the name it is sent
+    under: its path below the folder given, or below the folder holding all the paths given).
+    A named pipe, socket or device is skipped as "not a regular file"."""
     from eagle_rag.connect import open_backend
     from eagle_rag.errors import IngestError
 
@@ -217,7 +219,7 @@ def delete(document_ids: Annotated[list[str], typer.Argument(help="document ids 
                                                              "kbs hold an id)")] = None,
            url: Url = None, api_key: ApiKey = None, local: Local = False) -> None:
     """Remove documents from every store and the registry (exit 1 when an id is unknown or, without
-    --kb, held by several kbs)."""
+    --kb, held by several kbs: the line names those kbs; exit 2 when the --kb kb does not exist)."""
     from eagle_rag.connect import open_backend
     from eagle_rag.errors import AmbiguousDocument, NotFound
 
@@ -231,15 +233,55 @@ def delete(document_ids: Annotated[list[str], typer.Argument(help="document ids 
                 else:
                     _delete_local(backend, document_id, kb)
             except NotFound:
+                kbs = _kb_names(backend, target.remote)
+                if kb is not None and kbs is not None and kb not in kbs:
+                    raise NotFound(f"there is no kb {kb!r} (kbs: {', '.join(kbs) or 'none'})",
+                                   {"kb_name": kb}) from None
                 missing.append(document_id)
-                err.print(f"[yellow]not found[/]: {escape(document_id)}")
-            except AmbiguousDocument as exc:
+                err.print(f"[yellow]not found[/]: {escape(document_id)}" + (f" in kb {escape(kb)}" if kb else ""))
+            except AmbiguousDocument:
                 missing.append(document_id)
-                err.print(f"[yellow]ambiguous[/]: {escape(exc.message)}")
+                holders = _kbs_holding(backend, target.remote, document_id)
+                where = f" ({', '.join(holders)})" if holders else ""
+                err.print(f"[yellow]ambiguous[/]: the document id {escape(repr(document_id))} is in several "
+                          f"kbs{escape(where)}: pass --kb <name>", soft_wrap=True)
             else:
                 console.print(f"deleted {escape(document_id)}")
     if missing:
         raise typer.Exit(1)
+
+
+def _kb_names(backend: Any, remote: bool) -> list[str] | None:
+    """The kbs that hold documents: the engine's registry, or the server's ``GET /kbs`` (None when that
+    cannot be read)."""
+    if not remote:
+        return sorted(backend.registry.kb_names())
+    import httpx
+
+    try:
+        response = httpx.get(f"{backend.url}/kbs", headers=backend.headers, timeout=backend.timeout)
+        response.raise_for_status()
+        return sorted(str(item["name"]) for item in response.json()["kbs"])
+    except (httpx.HTTPError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _kbs_holding(backend: Any, remote: bool, document_id: str) -> list[str]:
+    """The kbs that hold a document with this id (empty when the kbs cannot be read)."""
+    from eagle_rag import service
+    from eagle_rag.errors import NotFound
+
+    holders = []
+    for name in _kb_names(backend, remote) or []:
+        try:
+            if remote:
+                backend.get_document(document_id, kb_name=name)
+            else:
+                service.find_document(backend, document_id, name)
+        except NotFound:
+            continue
+        holders.append(name)
+    return holders
 
 
 def _delete_local(engine: Any, document_id: str, kb_name: str | None) -> None:
@@ -269,22 +311,24 @@ def demo() -> None:
 def config_show(json_out: Annotated[bool, typer.Option("--json", help="print the rows as JSON")] = False) -> None:
     """Print every effective setting and every option of the enabled plugins: value, source, help.
 
-    The source is default, profile:NAME, file:PATH or env:VAR.
+    The source is default, profile:NAME, file:PATH or env:VAR. Secrets are masked as in ``GET /config``
+    (the value of a key, a password or a token; a password inside a URL).
     """
     from eagle_rag.plugin_manager import build_plugin_manager
     from eagle_rag.plugin_options import setting_rows
+    from eagle_rag.redact import mask_secret
 
     settings, sources = effective_settings()
     rows = setting_rows(settings, sources, build_plugin_manager(settings))
     if json_out:
-        print(json.dumps({r.key: {"value": r.value, "source": r.source, "help": r.help} for r in rows},
-                         indent=2, default=str))
+        print(json.dumps({r.key: {"value": mask_secret(r.key, r.value), "source": r.source, "help": r.help}
+                          for r in rows}, indent=2, default=str))
         return
     table = Table()
     for column in ("setting", "value", "source", "help"):
         table.add_column(column, overflow="fold")  # an env var name or a path is wrapped, never cut
     for row in rows:
-        table.add_row(row.key, json.dumps(row.value, default=str), row.source, row.help)
+        table.add_row(row.key, json.dumps(mask_secret(row.key, row.value), default=str), row.source, row.help)
     console.print(table)
     models = Table("encoder label", "modality", "dim", "model")
     for row in registered_encoders(settings).describe():
@@ -323,7 +367,11 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
                                                         "--limit-queries: a slice)")] = 0,
               data_dir: Annotated[Path | None, typer.Option(help="index folder (re-used)")] = None,
               json_out: Annotated[Path | None, typer.Option("--json", help="write results here")] = None) -> None:
-    """Evaluate on a BEIR dataset: nDCG@10, Recall@100, MRR@10, Hit@5, latency, ingest rate."""
+    """Evaluate on a BEIR dataset: nDCG@10, Recall@100, MRR@10, Hit@5, latency, ingest rate.
+
+    The index folder is opened directly: a folder that a server (or another process) holds is refused."""
+    from eagle_rag.connect import require_local
+    from eagle_rag.engine import Engine
     from eagle_rag.evaluation import beir
     from eagle_rag.service import parse_mode
 
@@ -331,7 +379,9 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
     data = beir.load_beir(directory, split, limit_queries, query_offset)
     index_name = f"{directory.resolve().name}-{beir.corpus_fingerprint(data.corpus_path)}"
     target = data_dir or _settings().data_path / "beir" / index_name
-    with _engine(data_dir=str(target)) as engine:
+    settings = _settings(data_dir=str(target))
+    require_local(settings, "eval beir")
+    with Engine(settings) as engine:
         with CommandProgress("eval beir: indexing", "documents", data.corpus_docs, console=err) as progress:
             rate = beir.ensure_index(engine, data, lambda done, _total: progress.update(done))
         results = []

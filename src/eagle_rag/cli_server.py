@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
+import socket
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
@@ -43,6 +45,28 @@ def owning_server(config: Any, on_exit: Callable[[], None]) -> Any:
     return _owning_server_class()(config, on_exit)
 
 
+def bound_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` as uvicorn binds one (``SO_REUSEADDR``; IPv6 for a host with
+    a colon), for the server to listen on. Raises SettingsError (one line) when the port is taken or the
+    address cannot be bound, so ``serve`` stops before it loads anything."""
+    from eagle_rag.settings import SettingsError
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.EADDRINUSE:
+            raise SettingsError(f"port {port} on {host} is in use ({reason}): stop the process that listens "
+                                "there or choose another port (--port, api.port)") from exc
+        raise SettingsError(f"cannot listen on port {port} of {host} ({reason}): choose another address or "
+                            "port (--host, --port; api.host, api.port)") from exc
+    return sock
+
+
 def serve(
     host: Annotated[str | None, typer.Option(help="bind address (default: api.host, 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="port (default: api.port, 8000)")] = None,
@@ -52,7 +76,8 @@ def serve(
     """Serve the HTTP API (FastAPI + uvicorn): POST /search, /ingest, /documents/{id}, /health, /metrics.
 
     A host other than a loopback address (``--host 0.0.0.0``) needs ``api.api_key``, or
-    ``--insecure-no-key`` (refused otherwise, exit 2).
+    ``--insecure-no-key`` (refused otherwise, exit 2). A port that is in use, or an address that cannot
+    be bound, is refused in one line with exit 2 before anything is loaded.
 
     Before it reports ready it loads and runs every model the profile's queries use
     (``Engine.warm_up``; ``api.warm_up: false`` skips it). The server owns the data folder: it writes
@@ -78,9 +103,10 @@ def serve(
     settings = settings.model_copy(update={"api": settings.api.model_copy(update={"host": bind_host,
                                                                                   "port": bind_port})})
     ensure_folder_free(settings.data_path, settings.milvus_uri, "eagle-rag serve")
+    sock = bound_socket(bind_host, bind_port)  # before the models load and server.json is written
     if not is_loopback(bind_host) and not settings.api.api_key.get_secret_value():
         log.warning("serving on %s without an API key (--insecure-no-key)", bind_host)
-    with Engine(settings) as engine:
+    with sock, Engine(settings) as engine:
         app = create_app(engine)
         if engine.vectors.is_lite:
             engine.vectors.client  # noqa: B018 - take the Milvus Lite lock before announcing the server
@@ -90,7 +116,7 @@ def serve(
         log.info("Eagle-RAG API on %s (data dir %s, PID %s)", info.url, settings.data_path, info.pid)
         config = uvicorn.Config(app, host=bind_host, port=bind_port, access_log=False, log_config=None)
         try:
-            owning_server(config, lambda: remove_server_file(settings.data_path)).run()
+            owning_server(config, lambda: remove_server_file(settings.data_path)).run(sockets=[sock])
         finally:
             remove_server_file(settings.data_path)
 

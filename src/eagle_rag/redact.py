@@ -1,9 +1,10 @@
-"""Keep server paths out of what the API answers: error bodies, ingest reports, document records.
+"""Keep server paths out of what the API answers: error bodies, ingest reports, document records;
+and keep secrets out of the settings that ``GET /config`` and ``eagle-rag config show`` print.
 
 A path under the data folder becomes its name relative to that folder (an upload becomes the
 name it was uploaded under); a path under an ingest root becomes its name relative to that root;
 any other absolute path in a message becomes its last part. The full text goes to the server log
-with the request id.
+with the request id. :func:`mask_secret` hides a secret setting's value and a password inside a URL.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from typing import Any
 
 from eagle_rag.ingest.sources import UPLOADS_DIR
 
+MASK = "**********"
+_SECRET_KEY = re.compile(r"(api_key|password|secret|token)$")
+_URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^/@:\s]*:)(?P<password>[^/@\s]+)@")
 _ABSOLUTE = re.compile(r"(?<![\w.:/])/(?:[^\s'\"<>()\[\],;:/]+/)*[^\s'\"<>()\[\],;:/]*")
 
 
@@ -73,4 +77,13 @@ def scrub(value: Any, data_path: Path, roots: Sequence[str] = ()) -> Any:
         return {k: scrub(v, data_path, roots) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [scrub(v, data_path, roots) for v in value]
+    return value
+
+
+def mask_secret(key: str, value: Any) -> Any:
+    """``value`` with secrets hidden: the whole value of a secret-named key, a password inside a URL."""
+    if _SECRET_KEY.search(key) and value:
+        return MASK
+    if isinstance(value, str):
+        return _URL_PASSWORD.sub(lambda m: f"{m['head']}{MASK}@", value)
     return value

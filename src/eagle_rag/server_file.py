@@ -20,6 +20,7 @@ from pathlib import Path
 
 from eagle_rag import __version__
 from eagle_rag.errors import FolderInUse
+from eagle_rag.settings import check_data_folder
 
 SERVER_FILE = "server.json"
 LITE_LOCK = "LOCK"
@@ -155,7 +156,9 @@ def _command_line(pid: int) -> str:
 
 def ensure_folder_free(data_path: Path, milvus_uri: str, action: str) -> None:
     """Raise :class:`FolderInUse` (one line: who holds the folder and what to do) unless this process
-    may open the stores of ``data_path`` itself. ``action`` names what needs the folder."""
+    may open the stores of ``data_path`` itself. ``action`` names what needs the folder. Raises
+    SettingsError when ``data_path`` is not a folder and cannot be made one."""
+    check_data_folder(data_path)
     server = live_server(data_path)
     if server is not None:
         raise FolderInUse(

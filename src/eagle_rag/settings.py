@@ -304,6 +304,24 @@ class SettingsError(ValueError):
     """Raised for an unknown profile, an unreadable settings file or an invalid value."""
 
 
+def check_data_folder(data_path: Path) -> None:
+    """Raise SettingsError (one line) unless ``data_path`` is a folder, or can be made one: a file in
+    its place or in place of a folder above it, or no permission to create it."""
+    where = "(data_dir, env EAGLE_RAG_DATA_DIR)"
+    if data_path.exists():
+        if not data_path.is_dir():
+            raise SettingsError(f"the data folder {data_path} is not a folder {where}")
+        return
+    above = next((p for p in data_path.parents if p.exists()), None)
+    if above is None:
+        return
+    if not above.is_dir():
+        raise SettingsError(f"the data folder {data_path} cannot be created: {above} is not a folder {where}")
+    if not os.access(above, os.W_OK | os.X_OK):
+        raise SettingsError(f"the data folder {data_path} cannot be created: no permission to write in {above} "
+                            f"{where}")
+
+
 def _deep_merge(base: dict[str, Any], over: Mapping[str, Any], source: str,
                 sources: dict[str, str], prefix: str = "") -> dict[str, Any]:
     out = copy.deepcopy(base)

@@ -7,9 +7,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from eagle_rag.api import create_app
-from eagle_rag.api.routes_browse import MASK, document_type, mask_secret
+from eagle_rag.api.routes_browse import document_type
 from eagle_rag.api.routes_console import CONSOLE_CSP
 from eagle_rag.engine import Engine
+from eagle_rag.redact import MASK, mask_secret
 from eagle_rag.types import DocumentStatus, document_key, public_document_id
 from tests.api.helpers import TAGGED_IDS, assert_error_shape, make_settings
 

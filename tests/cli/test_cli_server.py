@@ -8,12 +8,14 @@ copy of that folder made before the server started (same settings, same content)
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
@@ -83,13 +85,39 @@ def test_ingest_through_the_server_then_searchable(served, tmp_path):
     assert "not found: no-such-document" in deleted.stderr
 
 
+def test_ingest_through_the_server_keeps_two_files_of_one_name(served, tmp_path):
+    for folder, word in (("d1", "numbat"), ("d2", "quokka")):
+        (tmp_path / "dd" / folder).mkdir(parents=True)
+        (tmp_path / "dd" / folder / "note.md").write_text(f"# Note\n\nA {word} note.\n")
+    result = run_cli(served.data_dir, "ingest", str(tmp_path / "dd"), "--kb", "dup")
+    assert result.returncode == 0 and "ingested 2 documents" in clean(result)
+    listed = httpx.get(f"{served.url}/documents", params={"kb_name": "dup"}, timeout=30).json()
+    assert listed["total"] == 2 and len({d["id"] for d in listed["documents"]}) == 2
+    files = [str(tmp_path / "dd" / folder / "note.md") for folder in ("d1", "d2")]
+    again = run_cli(served.data_dir, "ingest", *files, "--kb", "dup")  # sent under the same names
+    assert again.returncode == 0 and "ingested 0 documents" in clean(again) and "2 unchanged" in again.stdout
+
+
+def test_ingest_through_the_server_skips_a_named_pipe(served, tmp_path):
+    folder = tmp_path / "l3"
+    folder.mkdir()
+    (folder / "a.txt").write_text("numbat\n")
+    os.mkfifo(folder / "fifo.txt")
+    result = run_cli(served.data_dir, "ingest", str(folder), "--kb", "pipes", timeout=60)
+    assert result.returncode == 1 and "ingested 1 documents" in clean(result)
+    assert "fifo.txt: not a regular file" in result.stderr
+    alone = run_cli(served.data_dir, "ingest", str(folder / "fifo.txt"), "--kb", "pipes", timeout=60)
+    assert alone.returncode == 1 and "fifo.txt: not a regular file" in clean(alone)
+
+
 def test_delete_takes_the_kb_of_an_id_that_two_kbs_hold(served, tmp_path):
     note = tmp_path / "records.jsonl"
     note.write_text(json.dumps({"id": "shared-7", "title": "Planarian", "text": "Planarian neoblasts."}) + "\n")
     for kb in ("left", "right"):
         assert run_cli(served.data_dir, "ingest", str(note), "--kb", kb).returncode == 0
     ambiguous = run_cli(served.data_dir, "delete", "shared-7")
-    assert ambiguous.returncode == 1 and "ambiguous" in clean(ambiguous) and "left" not in ambiguous.stderr
+    assert ambiguous.returncode == 1 and "ambiguous" in clean(ambiguous)
+    assert "several kbs (left, right): pass --kb <name>" in ambiguous.stderr  # the CLI names them (GET /kbs)
     deleted = run_cli(served.data_dir, "delete", "shared-7", "--kb", "left")
     assert deleted.returncode == 0 and "deleted shared-7" in clean(deleted)
     with EagleClient(served.url) as client:

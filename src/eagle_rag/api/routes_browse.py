@@ -3,7 +3,6 @@ and ``GET /config`` (the settings in force, secrets masked). The web console rea
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -17,7 +16,7 @@ from eagle_rag.errors import NotFound
 from eagle_rag.ingest.chunker import chunk_version, content_version
 from eagle_rag.plugin_options import setting_rows
 from eagle_rag.protocols import DocumentRecord
-from eagle_rag.redact import public_path
+from eagle_rag.redact import mask_secret, public_path
 from eagle_rag.settings import SettingsError, effective_settings
 from eagle_rag.stores.registry import source_file_name
 from eagle_rag.types import Chunk, DocumentStatus
@@ -27,9 +26,6 @@ if TYPE_CHECKING:
 
 router = APIRouter()
 SCAN_PAGE = 1000
-MASK = "**********"
-_SECRET_KEY = re.compile(r"(api_key|password|secret|token)$")
-_URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^/@:\s]*:)(?P<password>[^/@\s]+)@")
 KbFilter = Annotated[str | None, Query(pattern=r"^[A-Za-z0-9_.\-]{1,64}$", description="only this kb")]
 TypeFilter = Annotated[str | None, Query(pattern=r"^[A-Za-z0-9]{1,16}$",
                                          description="only this source file type (extension: md, jsonl, ...)")]
@@ -147,15 +143,6 @@ def list_kbs(engine: Engine = Depends(get_engine)) -> dict[str, Any]:
         counts = {s.value: engine.registry.count(kb_name=name, status=s) for s in DocumentStatus}
         kbs.append({"name": name, "documents": sum(counts.values()), **counts})
     return {"kbs": kbs}
-
-
-def mask_secret(key: str, value: Any) -> Any:
-    """``value`` with secrets hidden: the whole value of a secret-named key, a password inside a URL."""
-    if _SECRET_KEY.search(key) and value:
-        return MASK
-    if isinstance(value, str):
-        return _URL_PASSWORD.sub(lambda m: f"{m['head']}{MASK}@", value)
-    return value
 
 
 @router.get("/config", response_model=ConfigModel, responses=ERROR_RESPONSES, tags=["health"],
