@@ -184,9 +184,11 @@ def print_response(response: Any, explain: bool = False) -> None:
             console.print(f"  filter {name} alone excludes {count} documents")
         _print_dropped(response)
         return
+    several_kbs = len({hit.kb_name for hit in response.hits}) > 1  # the same id may then be two documents
     for rank, hit in enumerate(response.hits, start=response.offset + 1):
         snippet = " ".join(hit.text.split())[:160]
-        console.print(f"[bold]{rank}.[/] {hit.score:.4f} [cyan]{hit.document_id}[/] [dim]{hit.path}[/] "
+        name = f"{hit.kb_name}/{hit.document_id}" if several_kbs else hit.document_id
+        console.print(f"[bold]{rank}.[/] {hit.score:.4f} [cyan]{escape(name)}[/] [dim]{escape(hit.path)}[/] "
                       f"({hit.match.value}, {hit.collection})")
         console.print(f"   {snippet}")
         if explain:
@@ -372,9 +374,14 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
     The index folder is opened directly: a folder that a server (or another process) holds is refused."""
     from eagle_rag.connect import require_local
     from eagle_rag.engine import Engine
+    from eagle_rag.errors import InvalidRequest
     from eagle_rag.evaluation import beir
     from eagle_rag.service import parse_mode
+    from eagle_rag.types import SearchMode
 
+    if pipeline != "all" and pipeline.strip().lower() not in {m.value for m in SearchMode}:
+        raise InvalidRequest(f"unknown pipeline {pipeline!r}; valid values: "
+                             f"{', '.join([*(m.value for m in SearchMode), 'all'])}", {"field": "pipeline"})
     modes = list(beir.PIPELINES) if pipeline == "all" else [parse_mode(pipeline)]
     data = beir.load_beir(directory, split, limit_queries, query_offset)
     index_name = f"{directory.resolve().name}-{beir.corpus_fingerprint(data.corpus_path)}"

@@ -126,3 +126,20 @@ def test_delete_through_a_server_words_its_errors_for_the_command_line(tmp_path:
     data = two_kbs(tmp_path)
     with serving(data):
         assert_delete_messages(data)
+
+
+@pytest.mark.integration
+def test_hits_of_two_kbs_name_their_kb_and_hits_of_one_do_not(tmp_path: Path) -> None:
+    data = two_kbs(tmp_path)
+    both = run_cli(data, "search", "dosage", "--mode", "bm25", "--k", "10", "--local")
+    assert both.returncode == 0, both.stderr
+    assert "alpha/d0" in both.stdout and "beta/d0" in both.stdout
+    one = run_cli(data, "search", "dosage", "--mode", "bm25", "--k", "10", "--kb", "alpha", "--local")
+    assert one.returncode == 0 and " d0 " in one.stdout and "alpha/" not in one.stdout
+
+
+@pytest.mark.integration
+def test_an_unknown_beir_pipeline_lists_every_valid_one(tmp_path: Path) -> None:
+    result = run_cli(tmp_path, "eval", "beir", str(beir_folder(tmp_path / "beir")), "--pipeline", "foo")
+    assert result.returncode == 2
+    assert one_error_line(result).endswith("unknown pipeline 'foo'; valid values: bm25, dense, hybrid, full, all")
