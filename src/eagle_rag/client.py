@@ -30,10 +30,16 @@ from urllib.parse import quote
 import httpx
 
 from eagle_rag import __version__
-from eagle_rag.errors import InvalidRequest, ServerUnreachable, from_envelope
+from eagle_rag.errors import IngestError, InvalidRequest, ServerUnreachable, from_envelope
 from eagle_rag.ingest.records import RecordFailure
 from eagle_rag.ingest.report import FileCounts, FileFailure, IngestReport
-from eagle_rag.ingest.sources import NOT_REGULAR, is_regular_file, iter_source_files
+from eagle_rag.ingest.sources import (
+    NO_SUCH_PATH,
+    NOT_REGULAR,
+    is_regular_file,
+    iter_source_files,
+    missing_paths_error,
+)
 from eagle_rag.types import SearchMode, SearchRequest, SearchResponse
 
 API_KEY_HEADER = "X-API-Key"
@@ -130,7 +136,7 @@ def upload_batches(files: Sequence[Path | str]) -> tuple[list[list[tuple[str, Pa
     twice is sent once."""
     given = [Path(f) for f in files]
     found, missing = iter_source_files(given)
-    failures = [FileFailure(path=str(m), error="no such file or folder") for m in missing]
+    failures = [FileFailure(path=str(m), error=NO_SUCH_PATH) for m in missing]
     regular: dict[str, Path] = {}
     for path in found:
         if not is_regular_file(path):  # a named pipe would block the upload forever
@@ -155,6 +161,9 @@ class _Call:
     data: dict[str, Any] | None = None
     upload: Sequence[tuple[str, Path]] = ()
     """Files to send: (the name they are sent under, the file)."""
+    report_on_failure: bool = False
+    """A 422 ``ingest_failed`` carrying the ingest report (nothing at all was ingested) is read as that
+    report, as ``Engine.ingest`` returns it, not raised."""
 
 
 def _decode_answer(response: httpx.Response, call: _Call) -> Any:
@@ -163,22 +172,34 @@ def _decode_answer(response: httpx.Response, call: _Call) -> Any:
     except ValueError:
         body = None
     if response.status_code >= 400:
-        raise from_envelope(body, response.status_code)
+        error = from_envelope(body, response.status_code)
+        report = error.details.get("report")
+        if call.report_on_failure and isinstance(error, IngestError) and isinstance(report, dict):
+            return call.decode(report)
+        raise error
     return call.decode(body)
 
 
 def _ingest_calls(paths: Sequence[str], files: Sequence[Path | str], kb_name: str, dry_run: bool = False,
-                  max_errors: int | None = None) -> tuple[list[_Call], list[FileFailure]]:
+                  max_errors: int | None = None, skip_missing: bool = False) -> tuple[list[_Call], list[FileFailure]]:
+    """The ``POST /ingest`` calls of an ingest, and the failures of the files that are not sent.
+    Raises InvalidRequest (before anything is sent) when no file or path is given, or when a file
+    does not exist and ``skip_missing`` is not set."""
     if not paths and not files:
         raise InvalidRequest("give files to upload or server-side paths", {"fields": ["files", "paths"]})
+    missing = None if skip_missing else missing_paths_error(files)
+    if missing is not None:
+        raise missing
     form: dict[str, Any] = {"kb_name": kb_name, **({"dry_run": "true"} if dry_run else {}),
                             **({"max_errors": str(max_errors)} if max_errors is not None else {})}
     calls = []
     if paths:
-        calls.append(_Call("POST", "/ingest", ingest_report, data={**form, "paths": list(paths)}))
-    batches, missing = upload_batches(files) if files else ([], [])
-    calls += [_Call("POST", "/ingest", ingest_report, data=dict(form), upload=batch) for batch in batches]
-    return calls, missing
+        calls.append(_Call("POST", "/ingest", ingest_report, data={**form, "paths": list(paths)},
+                           report_on_failure=True))
+    batches, not_sent = upload_batches(files) if files else ([], [])
+    calls += [_Call("POST", "/ingest", ingest_report, data=dict(form), upload=batch, report_on_failure=True)
+              for batch in batches]
+    return calls, not_sent
 
 
 def _with_missing(report: IngestReport, missing: list[FileFailure]) -> IngestReport:
@@ -286,12 +307,23 @@ class EagleClient(_Base):
         return result
 
     def ingest(self, files: Sequence[Path | str] = (), *, paths: Sequence[str] = (),
-               kb_name: str = "default", dry_run: bool = False, max_errors: int | None = None) -> IngestReport:
+               kb_name: str = "default", dry_run: bool = False, max_errors: int | None = None,
+               skip_missing: bool = False) -> IngestReport:
         """Upload ``files`` (folders expanded, in batches) and/or ingest server-side ``paths`` (inside the
-        server's ``ingest.allowed_roots``). Raises IngestError when nothing at all could be ingested.
-        ``dry_run`` and ``max_errors`` as for :meth:`eagle_rag.engine.Engine.ingest`."""
-        calls, missing = _ingest_calls(paths, files, kb_name, dry_run, max_errors)
-        return _with_missing(merge_reports([self._send(c) for c in calls]), missing)
+        server's ``ingest.allowed_roots``); ``dry_run``, ``max_errors`` and ``skip_missing`` as for
+        :meth:`eagle_rag.engine.Engine.ingest`, with the same outcomes:
+
+        - a file of ``files`` that does not exist raises InvalidRequest before anything is sent
+          (with ``skip_missing``, it is a failure in the report; the server checks ``paths`` itself
+          and reports a missing one as a failure);
+        - a file that could not be ingested (empty, unreadable, unsupported, not a regular file) is a
+          failure in ``report.failures``, a bad record one in ``report.record_failures``, even when
+          nothing at all was ingested (the server's 422 ``ingest_failed`` becomes the report it
+          carries): IngestError is not raised, so check ``report.any_failed``.
+
+        Raises InvalidRequest, StoreUnavailable, ServerUnreachable and the server's other errors."""
+        calls, not_sent = _ingest_calls(paths, files, kb_name, dry_run, max_errors, skip_missing)
+        return _with_missing(merge_reports([self._send(c) for c in calls]), not_sent)
 
     def get_document(self, document_id: str, kb_name: str | None = None) -> dict[str, Any]:
         """``GET /kbs/{kb}/documents/{id}``: the registry record. Without ``kb_name``, the document of the
@@ -382,9 +414,11 @@ class AsyncEagleClient(_Base):
         return result
 
     async def ingest(self, files: Sequence[Path | str] = (), *, paths: Sequence[str] = (),
-                     kb_name: str = "default", dry_run: bool = False, max_errors: int | None = None) -> IngestReport:
-        calls, missing = _ingest_calls(paths, files, kb_name, dry_run, max_errors)
-        return _with_missing(merge_reports([await self._send(c) for c in calls]), missing)
+                     kb_name: str = "default", dry_run: bool = False, max_errors: int | None = None,
+                     skip_missing: bool = False) -> IngestReport:
+        """As :meth:`EagleClient.ingest`."""
+        calls, not_sent = _ingest_calls(paths, files, kb_name, dry_run, max_errors, skip_missing)
+        return _with_missing(merge_reports([await self._send(c) for c in calls]), not_sent)
 
     async def get_document(self, document_id: str, kb_name: str | None = None) -> dict[str, Any]:
         result: dict[str, Any] = await self._send(_Call("GET", self._document_path(document_id, kb_name), dict))

@@ -17,6 +17,7 @@ from eagle_rag.encoders.factory import default_registry
 from eagle_rag.encoders.registry import EncoderRegistry
 from eagle_rag.errors import InvalidRequest
 from eagle_rag.ingest.orchestrator import IngestOrchestrator, IngestReport, ProgressFn
+from eagle_rag.ingest.sources import missing_paths_error
 from eagle_rag.plugin_manager import build_plugin_manager
 from eagle_rag.protocols import LexicalIndex
 from eagle_rag.retrieve.orchestrator import RetrieverOrchestrator
@@ -91,9 +92,16 @@ class Engine:
         ``dry_run`` parses and validates only (nothing is written); ``max_errors`` overrides
         ``ingest.max_record_errors``, the bad records a file may have before it stops.
 
+        Returns the report. A file that could not be ingested (empty, unreadable, of an unsupported
+        type, not a regular file, no record ingested) is a failure in ``report.failures`` and a bad
+        record one in ``report.record_failures``, even when nothing at all was ingested: no
+        :class:`~eagle_rag.errors.IngestError` is raised for them (check ``report.any_failed``).
+        :class:`eagle_rag.client.EagleClient.ingest` behaves the same.
+
         Raises:
             InvalidRequest: a path does not exist (before anything is read or written), unless
                 ``skip_missing`` is set: such a path is then a failure in the report.
+            StoreUnavailable: a store cannot be reached.
         """
         from eagle_rag.service import validate_kb_name
 
@@ -101,11 +109,9 @@ class Engine:
         if max_errors is not None and max_errors < 0:
             raise InvalidRequest("max_errors must be 0 or more", {"field": "max_errors"})
         given = [Path(p) for p in paths]
-        missing = [str(p) for p in given if not p.exists()]
-        if missing and not skip_missing:
-            raise InvalidRequest(f"no such file or folder: {', '.join(missing[:5])}"
-                                 + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""),
-                                 {"field": "paths", "missing": missing})
+        missing = missing_paths_error(given)
+        if missing is not None and not skip_missing:
+            raise missing
         ctx = self.request_context()
         report = self.ingestor.ingest_paths(ctx, given, kb_name, progress,
                                             dry_run=dry_run, max_errors=max_errors)

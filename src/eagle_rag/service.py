@@ -123,11 +123,18 @@ def check_query_image(engine: Engine, image: bytes) -> None:
 def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:
     """Check a request against the limits in ``settings.search``; return it with normalised types.
 
-    Raises InvalidRequest (NotFound for an unknown kb name).
+    Raises InvalidRequest (NotFound for an unknown kb name); a field of the wrong type is refused as
+    over HTTP (``explain=0`` is not ``False``, ``has_image="yes"`` is not ``True``).
     """
+    if not isinstance(request.query, str):
+        raise InvalidRequest(f"query must be a string, got {type(request.query).__name__}", {"field": "query"})
+    for name in ("explain", "has_image"):
+        value = getattr(request, name)
+        if not isinstance(value, bool):
+            raise InvalidRequest(f"{name} must be true or false, got {type(value).__name__}", {"field": name})
     request = _normalised(request)
     limits = engine.settings.search
-    if not isinstance(request.query, str) or not request.query.strip():
+    if not request.query.strip():
         raise InvalidRequest("the query is empty", {"field": "query"})
     if len(request.query) > limits.max_query_chars:
         raise InvalidRequest(f"the query has {len(request.query)} characters; the limit is "
@@ -459,18 +466,34 @@ def find_document(engine: Engine, document_id: str, kb_name: str | None = None) 
     """The registry record of the document ``document_id`` (its own id, as search hits show it) of
     ``kb_name``; without a kb, of the one kb that holds that id.
 
-    A document written before identity was (kb, id) is found under its unscoped id too.
+    A document written before identity was (kb, id) is found under its unscoped id too. A record id
+    that is no valid document id (``doi/10.1000/xyz``: the ingest stored it under ``h-<hash>``,
+    :func:`eagle_rag.ingest.records.record_document_id`) finds its document through the same mapping.
 
     Raises:
         NotFound: no such document (in that kb).
         AmbiguousDocument: no kb named and several kbs hold the id (the message does not name them).
     """
+    if kb_name is not None:
+        validate_kb_name(kb_name)
+    by_record_id = _hashed_record_documents(engine, document_id, kb_name)
+    if len(by_record_id) > 1:
+        raise AmbiguousDocument(f"the document id {document_id!r} exists in several kbs; name the kb: "
+                                f"/kbs/{{kb}}/documents/{{id}}, or kb_name", {"document_id": document_id})
+    if by_record_id:
+        return by_record_id[0]
     given_kb, own_id = split_document_key(document_id)
+    if given_kb is not None:  # "../etc/passwd", "a b/c": no storage key, an unknown id
+        try:
+            validate_kb_name(given_kb)
+        except InvalidRequest:
+            where = f" in kb {kb_name!r}" if kb_name is not None else ""
+            raise NotFound(f"no document with id {document_id!r}{where}", {"document_id": document_id}) from None
     kb_name = kb_name or given_kb
     if kb_name is not None:
         validate_kb_name(kb_name)
         if given_kb not in (None, kb_name):
-            raise NotFound(f"no document with id {own_id!r} in kb {kb_name!r}", {"document_id": own_id})
+            raise NotFound(f"no document with id {document_id!r} in kb {kb_name!r}", {"document_id": document_id})
         kbs = [kb_name]
     else:
         kbs = sorted(engine.registry.kb_names())
@@ -481,11 +504,30 @@ def find_document(engine: Engine, document_id: str, kb_name: str | None = None) 
         found.append(legacy)
     if not found:
         where = f" in kb {kb_name!r}" if kb_name is not None else ""
-        raise NotFound(f"no document with id {own_id!r}{where}", {"document_id": own_id})
+        raise NotFound(f"no document with id {document_id!r}{where}", {"document_id": document_id})
     if len(found) > 1:
         raise AmbiguousDocument(f"the document id {own_id!r} exists in several kbs; name the kb: "
                                 f"/kbs/{{kb}}/documents/{{id}}, or kb_name", {"document_id": own_id})
     return found[0]
+
+
+def _hashed_record_documents(engine: Engine, record_id: str, kb_name: str | None) -> list[DocumentRecord]:
+    """The documents (of ``kb_name``, else of every kb) stored under the ``h-<hash>`` id of
+    ``record_id``; none when ``record_id`` is a valid document id, stored as it is."""
+    from eagle_rag.ingest.records import record_document_id
+
+    if not record_id.strip():
+        return []
+    kbs = [kb_name] if kb_name is not None else sorted(engine.registry.kb_names())
+    found = []
+    for kb in kbs:
+        stored_id = record_document_id(record_id, kb)
+        if stored_id == record_id:
+            return []
+        record = engine.registry.get(document_key(kb, stored_id))
+        if record is not None:
+            found.append(record)
+    return found
 
 
 def get_document(engine: Engine, document_id: str, kb_name: str | None = None) -> dict[str, object]:

@@ -26,6 +26,21 @@ def test_health_reports_each_store(client):
     assert body["stores"]["vectors"]["info"]["eagle_text"] is True
 
 
+def test_head_health_answers_200_without_a_body(client):
+    """Monitors probe with HEAD: it answers as GET does (``HEAD /`` already did), not 405."""
+    response = client.head("/health")
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "application/json"
+    assert response.content == b""
+    assert "head" not in client.get("/openapi.json").json()["paths"]["/health"]
+
+
+def test_head_health_is_public_when_an_api_key_is_set(tmp_path):
+    with Engine(make_settings(tmp_path, api={"api_key": "s3cret-key"})) as engine, \
+            TestClient(create_app(engine), raise_server_exceptions=False) as c:
+        assert c.head("/health").status_code == 200
+
+
 def test_health_is_degraded_when_stores_are_down_or_slow(tmp_path, monkeypatch):
     settings = make_settings(tmp_path, api={"health_timeout_s": 0.5})
     with Engine(settings) as engine:

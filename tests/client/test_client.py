@@ -12,7 +12,6 @@ import pytest
 from eagle_rag.client import AsyncEagleClient, EagleClient
 from eagle_rag.errors import (
     EagleError,
-    IngestError,
     InvalidRequest,
     NotFound,
     ServerUnreachable,
@@ -242,9 +241,61 @@ def test_ingest_get_delete_round_trip(client, tmp_path):
     assert hit.document_id not in {h.document_id for h in after.hits}
     bad = tmp_path / "broken.json"
     bad.write_text("{ not json")
-    with pytest.raises(IngestError) as failed:
-        client.ingest([bad], kb_name="notes")
-    assert failed.value.details["report"]["documents"] == 0 and "broken.json" in str(failed.value.details)
+    failed = client.ingest([bad], kb_name="notes")  # nothing ingested: the report says why, as in-process
+    assert failed.documents == 0 and failed.any_failed and failed.record_failures[0].file == "broken.json"
+
+
+def test_ingest_outcomes_are_the_same_in_process_and_through_the_client(client, tmp_path):
+    from eagle_rag.engine import Engine
+    from eagle_rag.settings import load_settings
+    from tests.client.helpers import cli_env
+
+    missing, empty, broken = tmp_path / "nope.jsonl", tmp_path / "empty.jsonl", tmp_path / "broken.json"
+    empty.write_text("")
+    broken.write_text("{ not json")
+
+    def outcome(report):
+        return (report.files, report.documents, [(Path(f.path).name, f.error) for f in report.failures],
+                [(Path(r.file).name, r.reason) for r in report.record_failures])
+
+    seen = []
+    with Engine(load_settings(environ=cli_env(tmp_path / "engine"))) as engine:
+        for ingest in (engine.ingest, client.ingest):
+            # a path that does not exist: InvalidRequest before anything is read or sent
+            with pytest.raises(InvalidRequest, match="no such file or folder") as refused:
+                ingest([empty, missing], kb_name="same")
+            assert refused.value.details["missing"] == [str(missing)]
+            # a file that could not be ingested: a failure in the report, even when nothing was ingested
+            seen.append([outcome(ingest([path], kb_name="same")) for path in (empty, broken)]
+                        + [outcome(ingest([missing], kb_name="same", skip_missing=True))])
+    in_process, through_client = seen
+    assert in_process == through_client
+    assert in_process[0] == (1, 0, [("empty.jsonl", "empty.jsonl: no records")], [])
+    assert in_process[1][:3] == (1, 0, []) and in_process[1][3][0][1].startswith("invalid JSON")
+    assert in_process[2] == (0, 0, [("nope.jsonl", "no such file or folder")], [])
+    with pytest.raises(NotFound):  # nothing reached the server's kb
+        client.get_document("anything", kb_name="same")
+
+
+def test_a_record_id_that_is_no_document_id_is_reported_and_found_by_get_and_delete(client, served, tmp_path):
+    corpus = tmp_path / "doi.jsonl"
+    corpus.write_text('{"id": "doi/10.1000/xyz", "text": "zebrafish caudal fin blastema regrowth"}\n'
+                      '{"id": "plain-2", "text": "warfarin bleeding risk"}\n')
+    report = client.ingest([corpus], kb_name="sl")
+    assert report.documents == 2 and not report.any_failed
+    [warning] = report.warnings
+    assert warning.path == "doi.jsonl" and warning.error.startswith("1 record id replaced by h-<hash>")
+    hit = client.search("zebrafish caudal fin blastema regrowth", top_k=1, kb_names=["sl"]).hits[0]
+    assert hit.document_id.startswith("h-") and hit.metadata["record_id"] == "doi/10.1000/xyz"
+    record = client.get_document("doi/10.1000/xyz", kb_name="sl")  # sent as doi%2F10.1000%2Fxyz
+    assert record["id"] == hit.document_id and record["kb_name"] == "sl"
+    assert client.get_document("doi/10.1000/xyz") == record  # the alias without the kb
+    chunks = httpx.get(f"{served.url}/kbs/sl/documents/{hit.document_id}/chunks", timeout=30).json()
+    assert chunks["document"]["id"] == hit.document_id  # the chunks route still answers
+    assert client.delete_document("doi/10.1000/xyz", kb_name="sl") == {"document_id": hit.document_id,
+                                                                        "kb_name": "sl", "deleted": True}
+    with pytest.raises(NotFound, match="doi/10.1000/xyz"):
+        client.get_document("doi/10.1000/xyz", kb_name="sl")
 
 
 def test_datasets_and_health(client):

@@ -217,6 +217,37 @@ def test_http_ingest_answer_carries_the_bad_records(engine):
     assert (counts["records"], counts["ingested"], counts["failed"]) == (3, 2, 1)
 
 
+def test_a_record_id_that_is_no_document_id_is_reported_and_found_by_get_and_delete(engine, tmp_path):
+    from eagle_rag import service
+    from eagle_rag.api.routes_documents import delete_one
+    from eagle_rag.errors import NotFound
+
+    corpus = tmp_path / "doi.jsonl"
+    corpus.write_text('{"id": "doi/10.1000/xyz", "text": "zebrafish fin regeneration blastema"}\n'
+                      '{"id": "pmc 42?v=1#s2", "text": "axolotl limb regeneration"}\n'
+                      '{"id": "plain-1", "text": "warfarin bleeding risk"}\n', encoding="utf-8")
+    report = engine.ingest([corpus], kb_name="sl")
+    assert report.documents == 3 and not report.any_failed
+    [warning] = report.warnings  # one warning for the file, counting the ids that were replaced
+    assert warning.path == str(corpus) and warning.error.startswith("2 record ids replaced by h-<hash>")
+    hit = engine.search(SearchRequest(query="zebrafish fin regeneration", top_k=1, kb_names=("sl",))).hits[0]
+    assert hit.document_id.startswith("h-") and hit.metadata["record_id"] == "doi/10.1000/xyz"
+    record = service.get_document(engine, "doi/10.1000/xyz", "sl")
+    assert record["id"] == hit.document_id and record["kb_name"] == "sl"
+    assert service.get_document(engine, "doi/10.1000/xyz") == record  # the one kb that holds it
+    assert service.get_document(engine, hit.document_id, "sl") == record  # the stored id still answers
+    assert service.get_document(engine, "pmc 42?v=1#s2", "sl")["name"] == "pmc 42?v=1#s2"
+    assert delete_one(engine, "doi/10.1000/xyz", "sl") == {"document_id": hit.document_id, "kb_name": "sl",
+                                                           "deleted": True}
+    with pytest.raises(NotFound, match="doi/10.1000/xyz"):
+        service.get_document(engine, "doi/10.1000/xyz", "sl")
+    with pytest.raises(NotFound):
+        service.get_document(engine, "doi/10.1000/xyz", "other-kb")
+    assert service.get_document(engine, "plain-1", "sl")["id"] == "plain-1"  # a valid id is kept as it is
+    [dry] = engine.ingest([corpus], kb_name="sl", dry_run=True).warnings  # a dry run says so too
+    assert dry.error.startswith("2 record ids replaced")
+
+
 def _cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
     env.update({"EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic",

@@ -81,7 +81,8 @@ def create_app(engine: Engine) -> FastAPI:
     app.state.metrics = metrics
     app.state.write_lock = threading.Lock()
     install_error_handlers(app)
-    for router in (search_router, documents_router, browse_router, health_router, doctor_router, tools_router):
+    # browse first: its /documents/{id}/chunks must win over the document routes, whose id may hold a '/'
+    for router in (search_router, browse_router, documents_router, health_router, doctor_router, tools_router):
         app.include_router(router)
     install_console(app)
     engine.pm.hook.eagle_api_register(api=app, engine=engine)

@@ -68,7 +68,11 @@ async def _validation(request: Request, exc: Exception) -> JSONResponse:
     where = ".".join(str(p) for p in first["loc"])
     more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
     message = f"{where}: {first['msg']}{more}" if where else f"{first['msg']}{more}"
-    return JSONResponse(error_body("invalid_request", message, {"errors": errors}), status_code=422)
+    details: dict[str, Any] = {"errors": errors}
+    loc = first["loc"]
+    if len(loc) > 2 and loc[:2] == ["body", "searches"] and isinstance(loc[2], int):
+        details["index"] = loc[2]  # POST /search/batch: which search, as the service's 400 names it
+    return JSONResponse(error_body("invalid_request", message, details), status_code=422)
 
 
 async def _http(request: Request, exc: Exception) -> JSONResponse:

@@ -2,7 +2,10 @@
 
 Schema limits here are hard ceilings; the configured limits (``search.max_query_chars``,
 ``search.max_top_k``, ``search.max_filter_values``) are checked by the service and answered
-with 400 ``invalid_request``.
+with 400 ``invalid_request``. The values the service checks itself (an empty query, a kb name,
+``top_k``, ``offset``, an empty batch) are only shown in the schema (``json_schema_extra``), not
+enforced by it: the service refuses them with 400 and the same message as in-process (``--local``,
+Python).
 """
 
 from __future__ import annotations
@@ -37,7 +40,9 @@ def _filter_value(value: str) -> str:
 
 PlainText = Annotated[str, AfterValidator(_plain_text)]
 FilterValue = Annotated[str, StringConstraints(min_length=1, max_length=256), AfterValidator(_filter_value)]
-KbName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-]{1,64}$")]
+KB_NAME_PATTERN = r"^[A-Za-z0-9_.\-]{1,64}$"
+SearchKbName = Annotated[str, Field(json_schema_extra={"pattern": KB_NAME_PATTERN})]
+"""A kb name of a search: the schema shows the pattern, :func:`eagle_rag.service.validate_request` checks it."""
 DateBound = Annotated[str, StringConstraints(pattern=r"^\d{4}(-\d{2}(-\d{2})?)?$")]
 HARD_MAX_QUERY_CHARS = 20_000
 HARD_MAX_LIST = 1000
@@ -70,12 +75,14 @@ class SearchBody(BaseModel):
         {"query": "EGFR mutation lung cancer", "mode": "bm25", "tags": ["oncology"], "explain": True},
     ]})
 
-    query: PlainText = Field(min_length=1, max_length=HARD_MAX_QUERY_CHARS,
-                             description="the search text (limit: search.max_query_chars, default 2000)")
-    top_k: int = Field(5, ge=1, le=100, strict=True,
-                       description="hits to return (limit: search.max_top_k, at most 100)")
-    kb_names: list[KbName] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
-                                   description="restrict to these knowledge bases (unknown names: 404)")
+    # minLength, minimum and the kb name pattern: checked by the service, only shown in the schema
+    query: PlainText = Field(max_length=HARD_MAX_QUERY_CHARS, json_schema_extra={"minLength": 1},
+                             description="the search text, not blank (limit: search.max_query_chars, "
+                                         "default 2000)")
+    top_k: int = Field(5, strict=True, json_schema_extra={"minimum": 1},
+                       description="hits to return, from 1 (limit: search.max_top_k, default 100)")
+    kb_names: list[SearchKbName] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
+                                         description="restrict to these knowledge bases (unknown names: 404)")
     document_ids: list[FilterValue] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
                                             description="restrict to these documents")
     tags: list[FilterValue] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
@@ -86,7 +93,7 @@ class SearchBody(BaseModel):
     image: str | None = Field(None, max_length=HARD_MAX_IMAGE_B64,
                               description="a query image, base64 (PNG, JPEG, TIFF, DICOM, NIfTI): searched with a "
                                           "visual encoder; 400 when none has a model (see /health image_models)")
-    offset: int = Field(0, ge=0, le=1000, strict=True,
+    offset: int = Field(0, strict=True, json_schema_extra={"minimum": 0},
                         description="hits to skip, from 0: page n of size k is offset=n*k "
                                     "(offset + top_k at most search.max_window, default 100)")
     source_types: list[FilterValue] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
@@ -111,8 +118,9 @@ class SearchBatchBody(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"searches": [{"query": "imatinib dosage", "top_k": 3}, {"query": "warfarin bleeding", "top_k": 3}]}]})
 
-    searches: list[SearchBody] = Field(min_length=1, max_length=HARD_MAX_LIST,
-                                       description="the searches (limit: api.max_batch, default 32)")
+    searches: list[SearchBody] = Field(max_length=HARD_MAX_LIST, json_schema_extra={"minItems": 1},
+                                       description="the searches, at least one (limit: api.max_batch, "
+                                                   "default 32)")
 
 
 class StageScoreModel(BaseModel):

@@ -59,7 +59,7 @@ def _public_record(engine: Engine, document_id: str, kb_name: str | None) -> dic
     return service.get_document(engine, check_plain_id(document_id, "document_id"), kb_name)
 
 
-@router.get("/kbs/{kb_name}/documents/{document_id}", response_model=DocumentModel, responses=ERROR_RESPONSES,
+@router.get("/kbs/{kb_name}/documents/{document_id:path}", response_model=DocumentModel, responses=ERROR_RESPONSES,
             summary="The registry record of a document of one kb", operation_id="get_kb_document")
 def get_kb_document(kb_name: KbName, document_id: DocumentId, engine: Engine = Depends(get_engine)) -> dict[str, Any]:
     """``source_uri`` names the file as the client knows it: an upload by the name it was sent
@@ -67,7 +67,7 @@ def get_kb_document(kb_name: KbName, document_id: DocumentId, engine: Engine = D
     return _public_record(engine, document_id, kb_name)
 
 
-@router.get("/documents/{document_id}", response_model=DocumentModel, responses=ALIAS_RESPONSES,
+@router.get("/documents/{document_id:path}", response_model=DocumentModel, responses=ALIAS_RESPONSES,
             summary="The registry record of a document (alias: the one kb holding the id, or kb_name)",
             operation_id="get_document")
 def get_document(document_id: DocumentId, kb_name: KbChoice = None,
@@ -99,7 +99,7 @@ def delete_one(engine: Engine, document_id: str, kb_name: str | None) -> dict[st
     return {"document_id": public_document_id(record.id), "kb_name": record.kb_name, "deleted": True}
 
 
-@router.delete("/kbs/{kb_name}/documents/{document_id}", response_model=DeletedModel, responses=ERROR_RESPONSES,
+@router.delete("/kbs/{kb_name}/documents/{document_id:path}", response_model=DeletedModel, responses=ERROR_RESPONSES,
                summary="Remove a document of one kb from every store and the registry",
                operation_id="delete_kb_document")
 def delete_kb_document(kb_name: KbName, document_id: DocumentId, engine: Engine = Depends(get_engine),
@@ -108,7 +108,7 @@ def delete_kb_document(kb_name: KbName, document_id: DocumentId, engine: Engine 
     return _delete(engine, lock, document_id, kb_name)
 
 
-@router.delete("/documents/{document_id}", response_model=DeletedModel, responses=ALIAS_RESPONSES,
+@router.delete("/documents/{document_id:path}", response_model=DeletedModel, responses=ALIAS_RESPONSES,
                summary="Remove a document (alias: the one kb holding the id, or kb_name)",
                operation_id="delete_document")
 def delete_document(document_id: DocumentId, kb_name: KbChoice = None, engine: Engine = Depends(get_engine),

@@ -1,4 +1,4 @@
-"""``GET /health``, ``GET /health/plugins`` and ``GET /metrics``."""
+"""``GET /health`` (and ``HEAD``), ``GET /health/plugins`` and ``GET /metrics``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Depends, Request, Response
+from fastapi.responses import JSONResponse
 
 from eagle_rag import __version__
 from eagle_rag.api.deps import ERROR_RESPONSES, get_engine
@@ -43,6 +44,12 @@ def health(request: Request, engine: Engine = Depends(get_engine)) -> dict[str, 
     body = {"status": "degraded" if reasons else "ok", "version": __version__, "stores": stores,
             "degraded_plugins": plugins, "reasons": reasons, "image_models": engine.encoders.image_models()}
     return public_body(request, body)
+
+
+@router.head("/health", include_in_schema=False)
+def health_head(request: Request, engine: Engine = Depends(get_engine)) -> Response:
+    """``HEAD /health`` (monitors): the status and headers of ``GET /health``; the server sends no body."""
+    return JSONResponse(health(request, engine))
 
 
 @router.get("/health/plugins", response_model=PluginsHealthModel, responses=ERROR_RESPONSES,

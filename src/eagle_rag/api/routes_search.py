@@ -41,6 +41,18 @@ def to_search_request(body: SearchBody) -> SearchRequest:
     )
 
 
+def to_search_requests(bodies: list[SearchBody]) -> list[SearchRequest]:
+    """The service requests of a batch; a body that cannot be one (an image that is not base64) fails
+    the batch with InvalidRequest naming its index, as :func:`eagle_rag.service.search_many` does."""
+    requests = []
+    for index, body in enumerate(bodies):
+        try:
+            requests.append(to_search_request(body))
+        except InvalidRequest as exc:
+            raise InvalidRequest(f"searches[{index}]: {exc.message}", {**exc.details, "index": index}) from exc
+    return requests
+
+
 @router.post("/search", response_model=SearchResponseModel, responses=ERROR_RESPONSES,
              summary="Search the index (hybrid BM25 + dense, fused by RRF)", operation_id="search")
 def search(body: SearchBody, request: Request, engine: Engine = Depends(get_engine)) -> dict[str, Any]:
@@ -59,9 +71,10 @@ def search(body: SearchBody, request: Request, engine: Engine = Depends(get_engi
              summary="Several searches in one request (at most api.max_batch)", operation_id="search_batch")
 def search_batch(body: SearchBatchBody, request: Request, engine: Engine = Depends(get_engine)) -> dict[str, Any]:
     """``results``: one ``/search`` answer per search, in order. Every search is checked before any
-    runs: one bad search is a 400 whose ``details.index`` names it."""
+    runs: one bad search is a 400 (422 for a value of the wrong type or an unknown field) whose
+    ``details.index`` names it."""
     with full_search_slot(request, [b.mode for b in body.searches]):
-        responses = service.search_many(engine, [to_search_request(b) for b in body.searches])
+        responses = service.search_many(engine, to_search_requests(body.searches))
     rid = request_id(request)
     return {"results": [{**response.to_dict(), "warnings": list(response.warnings), "request_id": rid}
                         for response in responses],

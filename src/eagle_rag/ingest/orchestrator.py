@@ -18,7 +18,8 @@ caption sidecar of an image). When ``ingest.allowed_roots`` is set, every file (
 must lie inside one of them or the engine's upload folder. Records a list-returning parser skipped
 inside a good file (``metadata["parse_warnings"]``: ``[{"record", "reason"}]``) are reported per file
 as warnings; a parser that speaks of records (PARSE_RECORDS, or a ``ParseResult``) reports them as
-record failures instead.
+record failures instead. A file whose record ids are no valid document ids (``/``, a space, ``?``,
+``#``, over 64 characters: stored under ``h-<hash>`` ids) gets one warning saying how many.
 Classification and embedding dispatch (image chunks, exclusive groups) live in
 :mod:`eagle_rag.ingest.dispatch`.
 """
@@ -40,9 +41,18 @@ from eagle_rag.context import HookContext
 from eagle_rag.errors import IngestError
 from eagle_rag.ingest.chunker import chunk_document, content_version
 from eagle_rag.ingest.dispatch import check_decision, classify, embed_input
-from eagle_rag.ingest.records import ParseResult, Record, RecordFailure, RecordItem, numbered, strict_documents
+from eagle_rag.ingest.records import (
+    ParseResult,
+    Record,
+    RecordFailure,
+    RecordItem,
+    numbered,
+    replaced_record_id,
+    strict_documents,
+)
 from eagle_rag.ingest.report import FileCounts, FileFailure, IngestReport, parse_warnings, record_error_limit
 from eagle_rag.ingest.sources import (
+    NO_SUCH_PATH,
     allowed_ingest_roots,
     check_inside_roots,
     check_regular_file,
@@ -136,6 +146,15 @@ class _Run:
             self.report.failures.append(FileFailure(doc.source_uri, reason))
 
 
+def hashed_ids_warning(path: Path, count: int) -> FileFailure:
+    """The warning of a file whose ``count`` record ids are no valid document ids, stored under
+    ``h-<hash>`` ids (:func:`eagle_rag.ingest.records.record_document_id`)."""
+    ids = "record id" if count == 1 else "record ids"
+    return FileFailure(str(path), f"{count} {ids} replaced by h-<hash> document ids (a document id is 1-64 "
+                       "letters, digits, '_', '.', ':' or '-'): search hits show the h- id, metadata.record_id "
+                       "the original, and get and delete accept either")
+
+
 def once_each(files: Sequence[Path]) -> list[Path]:
     """``files`` without a file met again (the same path, or a link to it, given twice): a file read
     twice would count twice in the report for the one document it stores."""
@@ -212,7 +231,7 @@ class IngestOrchestrator:
                 report.failures.append(FileFailure(str(given), exc.message))
         files, missing = iter_source_files(inside)
         files = once_each(files)
-        report.failures.extend(FileFailure(str(p), "no such file or directory") for p in missing)
+        report.failures.extend(FileFailure(str(p), NO_SUCH_PATH) for p in missing)
         limit = max_errors if max_errors is not None else ctx.settings.ingest.max_record_errors
         for path in files:
             self._ingest_file(ctx, run, path, kb_name, limit)
@@ -237,6 +256,7 @@ class IngestOrchestrator:
         report.files_detail.append(counts)
         stream, by_record = found
         warned: set[str] = set()
+        hashed = 0
         try:
             with closing(numbered(stream, str(path))) as items:
                 for item in items:
@@ -252,6 +272,8 @@ class IngestOrchestrator:
                                               "the rest of the file was not read")
                             break
                         continue
+                    if replaced_record_id(item.document):
+                        hashed += 1
                     for warning in () if by_record else parse_warnings(path, [item.document]):
                         if warning.error not in warned:
                             warned.add(warning.error)
@@ -263,6 +285,9 @@ class IngestOrchestrator:
             counts.stopped = exc.message if counts.records else ""
             self._file_failed(ctx, report, path, exc)
             return
+        finally:
+            if hashed:
+                report.warnings.append(hashed_ids_warning(path, hashed))
         if counts.records == 0:
             report.failures.append(FileFailure(str(path), f"{path.name}: no records"))
         if counts.failed:

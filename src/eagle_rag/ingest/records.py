@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eagle_rag.errors import IngestError
-from eagle_rag.types import ParsedDocument, Section
+from eagle_rag.types import ParsedDocument, Section, public_document_id
 
 MAX_METADATA_DEPTH = 32
 _ID_OK = re.compile(r"^[A-Za-z0-9_.:\-]{1,64}$")
@@ -82,8 +82,16 @@ class RecordError(Exception):
         self.record_id = record_id
 
 
+HASHED_ID_PREFIX = "h-"
+"""The prefix of the document id a record id that is no valid document id is stored under."""
+
+
 def record_document_id(raw: Any, kb_name: str) -> str:
-    """A record's own id when it is a safe short string, else a hash of it.
+    """A record's own id when it is a valid document id (1-64 letters, digits, ``_``, ``.``, ``:`` or
+    ``-``; surrounding white space dropped), else ``h-`` and a hash of the id and the kb: a record id
+    with ``/``, a space, ``?``, ``#`` or over 64 characters is stored under that hash (the original id
+    stays in the document's ``metadata["record_id"]``; get and delete accept it,
+    :func:`eagle_rag.service.find_document`).
 
     Raises IngestError for an empty id.
     """
@@ -92,7 +100,14 @@ def record_document_id(raw: Any, kb_name: str) -> str:
         raise IngestError("record has an empty id")
     if _ID_OK.match(text):
         return text
-    return "h-" + hashlib.sha256(f"{kb_name}\x1f{text}".encode()).hexdigest()[:30]
+    return HASHED_ID_PREFIX + hashlib.sha256(f"{kb_name}\x1f{text}".encode()).hexdigest()[:30]
+
+
+def replaced_record_id(document: ParsedDocument) -> bool:
+    """True when ``document`` is a record whose id was replaced by its hash (:func:`record_document_id`)."""
+    record_id = document.metadata.get("record_id")
+    document_id = public_document_id(document.document_id)
+    return record_id is not None and document_id.startswith(HASHED_ID_PREFIX) and str(record_id) != document_id
 
 
 def json_type(value: Any) -> str:

@@ -7,7 +7,7 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from eagle_rag.errors import IngestError
+from eagle_rag.errors import IngestError, InvalidRequest
 
 
 def iter_source_files(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
@@ -24,6 +24,21 @@ def iter_source_files(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
         else:
             missing.append(path)
     return files, missing
+
+
+NO_SUCH_PATH = "no such file or folder"
+"""The failure of a path that does not exist (in a report, with ``skip_missing``)."""
+
+
+def missing_paths_error(paths: Sequence[Path | str]) -> InvalidRequest | None:
+    """The InvalidRequest naming the paths of ``paths`` that do not exist (the first 5 in the message,
+    every one in ``details["missing"]``); None when every path exists. ``Engine.ingest`` and the
+    client's ``ingest`` raise it before anything is read or sent."""
+    missing = [str(p) for p in paths if not Path(p).exists()]
+    if not missing:
+        return None
+    more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+    return InvalidRequest(f"{NO_SUCH_PATH}: {', '.join(missing[:5])}{more}", {"field": "paths", "missing": missing})
 
 
 NOT_REGULAR = "not a regular file"
