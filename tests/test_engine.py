@@ -217,16 +217,31 @@ def test_a_query_about_nothing_in_the_corpus_gets_an_honest_empty_answer(engine,
     assert len(kept.hits) == sum(c >= max(cosines) for c in cosines) >= 1
 
 
+def test_pages_are_slices_of_one_ranking_whatever_top_k(engine, monkeypatch):
+    """Shallow lists (a channel depth of 2, a rerank pool of 1) stand in for a large corpus: each search
+    still ranks search.retrieval_window candidates, so pages of 1 add up to the top 4, and total does
+    not move with top_k (before, a top 1 ranked a pool of one and said "at least 1")."""
+    monkeypatch.setattr(engine.settings.router, "channel_top_k", 2)
+    monkeypatch.setattr(engine.settings.router, "rerank_pool", 1)
+    query = "imatinib warfarin atorvastatin aspirin GAPDH"
+    top = engine.search(SearchRequest(query=query, top_k=4, mode=SearchMode.BM25))
+    pages = [engine.search(SearchRequest(query=query, top_k=1, offset=i, mode=SearchMode.BM25)) for i in range(4)]
+    assert [h.id for p in pages for h in p.hits] == [h.id for h in top.hits] and len(top.hits) == 4
+    assert {p.total for p in pages} == {top.total} and top.total >= 4
+
+
 def test_candidates_cut_off_that_the_floor_would_drop_leave_the_answer_complete(engine, monkeypatch):
-    """With a rerank pool of 3, the merged list's other candidates fall off its end. For a query about
-    nothing in the corpus they share no term with it and sit further from it than the three the floor
-    dropped, so the empty answer is complete (``eq``); a candidate cut off that shares a term with the
-    query could be a match, so there the answer says ``gte``."""
+    """With a rerank pool and a retrieval window of 3, the merged list's other candidates fall off its
+    end. For a query about nothing in the corpus they share no term with it and sit further from it than
+    the three the floor dropped, so the empty answer is complete (``eq``); a candidate cut off that
+    shares a term with the query could be a match, so there the answer says ``gte``."""
     monkeypatch.setattr(engine.settings.router, "rerank_pool", 3)
+    monkeypatch.setattr(engine.settings.search, "retrieval_window", 3)
     nothing = engine.search(SearchRequest(query="zxqv blorf wibble", top_k=3))
     assert nothing.hits == () and nothing.dropped == {"semantic_floor": 3}
     assert nothing.total_relation is TotalRelation.EQ and nothing.exhaustive
     monkeypatch.setattr(engine.settings.router, "rerank_pool", 1)
+    monkeypatch.setattr(engine.settings.search, "retrieval_window", 1)
     some = engine.search(SearchRequest(query="warfarin imatinib", top_k=1))  # the other label is cut off
     assert len(some.hits) == 1 and some.total_relation is TotalRelation.GTE and not some.exhaustive
 

@@ -312,9 +312,9 @@ def search(engine: Engine, request: SearchRequest) -> SearchResponse:
 def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     """Run one search. Raises InvalidRequest / NotFound for bad input.
 
-    The ranking is cut from one candidate pool of ``offset + top_k`` hits at least (the retrieval
-    window), so pages of one query do not repeat each other while the window stays within
-    ``router.rerank_pool`` (a deeper window may let a reranker reorder the pool's tail).
+    Every search ranks the same candidate pool, ``search.retrieval_window`` deep (100; deeper only
+    when ``offset + top_k`` asks more), so a page is a slice of one ranking and neither the order nor
+    ``total`` moves with ``top_k``: a top 5 is the first five of the top 100 the benchmarks measure.
     ``total`` is the size of that pool after visibility, the semantic floor and the filters;
     ``total_relation`` is ``gte`` when a candidate list was cut at its depth.
     """
@@ -329,7 +329,8 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
         return SearchResponse(request.query, (), 0, True, request.mode,
                               empty_reason="no document carries the requested tags",
                               excluded_by_filter=_excluded_by_filter(engine, request), offset=request.offset)
-    window = dataclasses.replace(request, top_k=request.offset + request.top_k, offset=0)
+    depth = max(request.offset + request.top_k, engine.settings.search.retrieval_window)
+    window = dataclasses.replace(request, top_k=depth, offset=0)
     result, visible = _retrieve_visible(engine, ctx, window, flt)
     nodes = _above_semantic_floor(engine, request.query, visible)
     record = tally(ctx)

@@ -137,6 +137,10 @@ class SearchSettings(_Block):
     max_top_k: int = Field(100, ge=1, le=1000, description="largest top_k a request may ask")
     max_window: int = Field(100, ge=1, le=1000, description="largest offset + top_k of a request (pagination "
                                                             "depth)")
+    retrieval_window: int = Field(
+        100, ge=1, le=1000, description="candidates every search ranks, whatever its top_k and offset (more when "
+        "offset + top_k asks more): a page is a slice of that one ranking, and total does not move with top_k; "
+        "100 is the depth the quality figures of bench/README.md were measured at")
     max_filter_values: int = Field(
         100, ge=1, le=100, description="most values of one filter list (kb names, document ids, tags, ...) per "
         "request; at most 100, the limit the HTTP schema states"

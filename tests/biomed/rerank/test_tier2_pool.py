@@ -40,6 +40,8 @@ def test_tier2_scores_tier2_pool_candidates_when_router_rerank_pool_is_smaller(t
     settings = biomed_settings(tmp_path / "data", biomed={"collection_recall_top_k": 40, "tier2": {"pool": 30}})
     assert settings.router.rerank_pool == 20
     with Engine(settings) as engine:
+        # a retrieval window under both pools, so the pool a stage is handed is the one it asks for
+        engine.settings.search.retrieval_window = 5
         report = engine.ingest([src], kb_name="pool")
         assert report.documents == DOCS and not report.failures
         # 45 matching chunks reach the merge; Tier-2 is handed its 30, not the core's 20
