@@ -67,6 +67,18 @@ def test_entity_lookup(client):
     assert 0.75 <= typo["close_matches"][0]["score"] < 1
 
 
+def test_the_routes_take_what_the_mcp_tools_take(client):
+    # the compound query under the MCP tool's name; an entity with a kb, a blank entity, an unknown kb
+    by_mcp_name = client.post("/biomed/compounds", json={"smiles_or_name": ASPIRIN, "top_k": 1}).json()
+    assert [h["compound_id"] for h in by_mcp_name["hits"]] == ["cmp-aspirin"]
+    aspirin = client.get("/biomed/entities/aspirin", params={"kb_name": "chem"}).json()
+    assert aspirin["found"] and aspirin["kb_mentions"]["kb_name"] == "chem"
+    assert set(aspirin["kb_mentions"]) == {"kb_name", "documents", "document_count", "complete"}
+    assert "kb_mentions" not in client.get("/biomed/entities/aspirin").json()
+    assert_error_shape(client.get("/biomed/entities/%20"), 400, "invalid_request")
+    assert_error_shape(client.get("/biomed/entities/aspirin", params={"kb_name": "nokb"}), 404, "not_found")
+
+
 def test_routes_are_in_the_schema(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/biomed/compounds", "/biomed/entities/{name}"} <= set(paths)

@@ -8,12 +8,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import Path as PathParam
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import Query
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
-from eagle_rag.plugin_api import ERROR_RESPONSES, PlainText, hookimpl
+from eagle_rag.plugin_api import ERROR_RESPONSES, InvalidRequest, PlainText, hookimpl
 from eagle_rag_biomed.chem.store import MAX_TOP_K, biomed_retrieve_compounds
-from eagle_rag_biomed.hooks.mcp import close_matches
-from eagle_rag_biomed.ontology import resolve_entity
+from eagle_rag_biomed.hooks.mcp import query_entities
 
 
 class CompoundsBody(BaseModel):
@@ -22,7 +22,9 @@ class CompoundsBody(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
         {"query": "CC(=O)Oc1ccccc1C(=O)O", "top_k": 5}, {"query": "imatinib", "kb_name": "demo"}]})
 
-    query: PlainText = Field(min_length=1, max_length=2000, description="a SMILES, an InChI or a drug name")
+    query: PlainText = Field(min_length=1, max_length=2000, validation_alias=AliasChoices("query", "smiles_or_name"),
+                             description="a SMILES, an InChI or a drug name (also accepted as "
+                                         "`smiles_or_name`, the MCP tool's name for it)")
     top_k: int = Field(5, ge=1, le=MAX_TOP_K, description="compounds to return")
     kb_name: str | None = Field(None, pattern=r"^[A-Za-z0-9_.\-]{1,64}$", description="only this kb")
 
@@ -71,6 +73,8 @@ class EntityResponse(BaseModel):
     ids: dict[str, str]
     close_matches: list[CloseMatch] = Field(default_factory=list, description="for an unknown name: the "
                                             "closest names of the vocabulary, best first")
+    kb_mentions: dict[str, Any] | None = Field(None, description="with kb_name: the documents of that kb that "
+                                               "name the entity (as the MCP tool biomed_query_entities)")
 
 
 @hookimpl
@@ -84,9 +88,14 @@ def eagle_api_register(api: Any, engine: Any) -> None:
         return biomed_retrieve_compounds(engine, body.query, body.top_k, body.kb_name).to_dict()
 
     @api.get("/biomed/entities/{name}", tags=["biomed"], response_model=EntityResponse,
-             responses=ERROR_RESPONSES, operation_id="biomed_entity",
+             response_model_exclude_none=True, responses=ERROR_RESPONSES, operation_id="biomed_entity",
              summary="A drug, gene or disease: aliases, pathways, related drugs")
-    def biomed_entity(name: Annotated[PlainText, PathParam(min_length=1, max_length=200)]) -> dict[str, Any]:
-        """``found`` is false (with empty fields and ``close_matches``) for a name the vocabulary does not hold."""
-        answer = resolve_entity(name)
-        return answer if answer["found"] else {**answer, "close_matches": close_matches(name)}
+    def biomed_entity(name: Annotated[PlainText, PathParam(min_length=1, max_length=200)],
+                      kb_name: Annotated[str | None, Query(pattern=r"^[A-Za-z0-9_.\-]{1,64}$",
+                                                           description="also list this kb's documents that "
+                                                                       "name the entity")] = None) -> dict[str, Any]:
+        """``found`` is false (with empty fields and ``close_matches``) for a name the vocabulary does not hold;
+        a blank name is a 400 and an unknown kb a 404, as in the MCP tool."""
+        if not name.strip():
+            raise InvalidRequest("the entity name is empty", {"field": "name"})
+        return query_entities(engine, name, kb_name)
