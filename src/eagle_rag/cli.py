@@ -112,7 +112,8 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", 
     Multi-record files are read record by record: a bad record is reported with its line and the
     rest of the file goes on. Exit code 1 when any file or record failed.
     Through a server, the files are uploaded (a document's id then comes from the name it is sent
-    under: its path below the folder given, or below the folder holding all the paths given).
+    under: its file name, or for files of one ingest that share a name, their paths below the folder
+    holding all the paths given).
     A named pipe, socket or device is skipped as "not a regular file"."""
     from eagle_rag.connect import open_backend
     from eagle_rag.errors import IngestError
@@ -256,15 +257,13 @@ def delete(document_ids: Annotated[list[str], typer.Argument(help="document ids 
 def _kb_names(backend: Any, remote: bool) -> list[str] | None:
     """The kbs that hold documents: the engine's registry, or the server's ``GET /kbs`` (None when that
     cannot be read)."""
+    from eagle_rag.errors import EagleError
+
     if not remote:
         return sorted(backend.registry.kb_names())
-    import httpx
-
     try:
-        response = httpx.get(f"{backend.url}/kbs", headers=backend.headers, timeout=backend.timeout)
-        response.raise_for_status()
-        return sorted(str(item["name"]) for item in response.json()["kbs"])
-    except (httpx.HTTPError, ValueError, KeyError, TypeError):
+        return sorted(str(item["name"]) for item in backend.kbs())
+    except (EagleError, KeyError, TypeError):
         return None
 
 

@@ -358,6 +358,11 @@ class EagleClient(_Base):
         result: dict[str, Any] = self._send(_Call("POST", _tool_path(name), dict, json=dict(arguments or {})))
         return result
 
+    def kbs(self) -> list[dict[str, Any]]:
+        """``GET /kbs``: each kb that holds documents, with its document counts by status."""
+        result: list[dict[str, Any]] = self._send(_Call("GET", "/kbs", lambda body: body["kbs"]))
+        return result
+
     def health(self) -> dict[str, Any]:
         """``GET /health``: status, version and the state of each store."""
         result: dict[str, Any] = self._send(_Call("GET", "/health", dict))
@@ -439,6 +444,10 @@ class AsyncEagleClient(_Base):
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         result: dict[str, Any] = await self._send(_Call("POST", _tool_path(name), dict, json=dict(arguments or {})))
+        return result
+
+    async def kbs(self) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = await self._send(_Call("GET", "/kbs", lambda body: body["kbs"]))
         return result
 
     async def health(self) -> dict[str, Any]:

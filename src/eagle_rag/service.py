@@ -479,8 +479,7 @@ def find_document(engine: Engine, document_id: str, kb_name: str | None = None) 
         validate_kb_name(kb_name)
     by_record_id = _hashed_record_documents(engine, document_id, kb_name)
     if len(by_record_id) > 1:
-        raise AmbiguousDocument(f"the document id {document_id!r} exists in several kbs; name the kb: "
-                                f"/kbs/{{kb}}/documents/{{id}}, or kb_name", {"document_id": document_id})
+        raise _ambiguous(document_id)
     if by_record_id:
         return by_record_id[0]
     given_kb, own_id = split_document_key(document_id)
@@ -490,9 +489,8 @@ def find_document(engine: Engine, document_id: str, kb_name: str | None = None) 
         except InvalidRequest:
             where = f" in kb {kb_name!r}" if kb_name is not None else ""
             raise NotFound(f"no document with id {document_id!r}{where}", {"document_id": document_id}) from None
-    kb_name = kb_name or given_kb
+    kb_name = kb_name or given_kb  # both validated above
     if kb_name is not None:
-        validate_kb_name(kb_name)
         if given_kb not in (None, kb_name):
             raise NotFound(f"no document with id {document_id!r} in kb {kb_name!r}", {"document_id": document_id})
         kbs = [kb_name]
@@ -507,28 +505,25 @@ def find_document(engine: Engine, document_id: str, kb_name: str | None = None) 
         where = f" in kb {kb_name!r}" if kb_name is not None else ""
         raise NotFound(f"no document with id {document_id!r}{where}", {"document_id": document_id})
     if len(found) > 1:
-        raise AmbiguousDocument(f"the document id {own_id!r} exists in several kbs; name the kb: "
-                                f"/kbs/{{kb}}/documents/{{id}}, or kb_name", {"document_id": own_id})
+        raise _ambiguous(own_id)
     return found[0]
+
+
+def _ambiguous(document_id: str) -> AmbiguousDocument:
+    return AmbiguousDocument(f"the document id {document_id!r} exists in several kbs; name the kb: "
+                             f"/kbs/{{kb}}/documents/{{id}}, or kb_name", {"document_id": document_id})
 
 
 def _hashed_record_documents(engine: Engine, record_id: str, kb_name: str | None) -> list[DocumentRecord]:
     """The documents (of ``kb_name``, else of every kb) stored under the ``h-<hash>`` id of
     ``record_id``; none when ``record_id`` is a valid document id, stored as it is."""
-    from eagle_rag.ingest.records import record_document_id
+    from eagle_rag.ingest.records import is_document_id, record_document_id
 
-    if not record_id.strip():
+    if not record_id.strip() or is_document_id(record_id):
         return []
     kbs = [kb_name] if kb_name is not None else sorted(engine.registry.kb_names())
-    found = []
-    for kb in kbs:
-        stored_id = record_document_id(record_id, kb)
-        if stored_id == record_id:
-            return []
-        record = engine.registry.get(document_key(kb, stored_id))
-        if record is not None:
-            found.append(record)
-    return found
+    found = (engine.registry.get(document_key(kb, record_document_id(record_id, kb))) for kb in kbs)
+    return [record for record in found if record is not None]
 
 
 def get_document(engine: Engine, document_id: str, kb_name: str | None = None) -> dict[str, object]:

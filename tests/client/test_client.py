@@ -303,6 +303,8 @@ def test_datasets_and_health(client):
     assert found["hits"] and "exhaustive" in found
     health = client.health()
     assert health["status"] == "ok" and health["stores"]["registry"]["state"] == "ok"
+    kbs = {kb["name"]: kb for kb in client.kbs()}
+    assert kbs and all(kb["documents"] >= kb["complete"] >= 1 for kb in kbs.values())
 
 
 def test_async_client_matches_the_sync_one(client, served):

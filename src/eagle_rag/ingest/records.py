@@ -86,6 +86,11 @@ HASHED_ID_PREFIX = "h-"
 """The prefix of the document id a record id that is no valid document id is stored under."""
 
 
+def is_document_id(text: str) -> bool:
+    """Whether ``text`` is a valid document id, which :func:`record_document_id` keeps as it is."""
+    return bool(_ID_OK.match(text))
+
+
 def record_document_id(raw: Any, kb_name: str) -> str:
     """A record's own id when it is a valid document id (1-64 letters, digits, ``_``, ``.``, ``:`` or
     ``-``; surrounding white space dropped), else ``h-`` and a hash of the id and the kb: a record id
@@ -98,7 +103,7 @@ def record_document_id(raw: Any, kb_name: str) -> str:
     text = str(raw).strip()
     if not text:
         raise IngestError("record has an empty id")
-    if _ID_OK.match(text):
+    if is_document_id(text):
         return text
     return HASHED_ID_PREFIX + hashlib.sha256(f"{kb_name}\x1f{text}".encode()).hexdigest()[:30]
 

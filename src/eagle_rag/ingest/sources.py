@@ -57,11 +57,7 @@ def is_regular_file(path: Path) -> bool:
 def check_regular_file(path: Path) -> None:
     """Raise IngestError ``<name>: not a regular file`` for an existing path that is no regular file
     (a named pipe, a socket, a device), before anything opens it."""
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return  # a missing file or a dangling link: reading it reports that
-    if not stat.S_ISREG(mode):
+    if path.exists() and not is_regular_file(path):  # a missing file or a dangling link: reading reports it
         raise IngestError(f"{path.name}: {NOT_REGULAR}")
 
 

@@ -82,9 +82,14 @@ def keep_admitted(ctx: HookContext, nodes: Sequence[NodeWithScore], flt: StoreFi
     supplement, an injection, a reranker) may hand back chunks outside the request's filters, so the
     orchestrator passes what the plugins add through this check as well.
     """
-    kept = [n for n in nodes if flt.admits(n.node)]
-    if len(kept) < len(nodes):
-        dropped = {n.node.id for n in nodes if not flt.admits(n.node)}
+    kept: list[NodeWithScore] = []
+    dropped: set[str] = set()
+    for node in nodes:
+        if flt.admits(node.node):
+            kept.append(node)
+        else:
+            dropped.add(node.node.id)
+    if dropped:
         record = tally(ctx)
         with record.lock:
             record.filtered |= dropped
