@@ -4,8 +4,8 @@ Uploads are streamed into ``<data_dir>/uploads/<kb_name>/<hash>/<safe name>`` (t
 staging file, then an atomic rename), where ``<hash>`` is a digest of the name as sent: uploading
 the same file name to the same kb again replaces the document instead of duplicating it, and two
 names that read the same once unsafe characters are replaced (``★.md``, ``☃.md``: both ``_.md``)
-stay two files. The name may be a relative path (``d1/note.md``; the Python client sends the path
-below the folder it was given): it is kept as ``<hash>/note.md``. A name sent twice in one request
+stay two files. The name may be a relative path (``d1/note.md``; the Python client sends one for
+files of an ingest that share a file name): it is kept as ``<hash>/note.md``. A name sent twice in one request
 (two ``note.md`` from two folders) is two files too: its second file is hashed with its occurrence
 number, so re-sending the same request replaces both documents. What one kb keeps is bounded by
 ``api.max_upload_bytes_per_kb``; an upload that could not be ingested is removed (:func:`remove_upload`).
