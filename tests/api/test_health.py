@@ -115,3 +115,14 @@ def test_a_failing_plugin_shows_in_the_answer_health_and_metrics(tmp_path, monke
     assert health["degraded_plugins"] == {"broken": {"failures": {"eagle_rerank_merged": 1},
                                                      "last": "eagle_rerank_merged: KeyError: 'tier1.pool'"}}
     assert 'eagle_rag_hook_failures_total{expected="false",hook="eagle_rerank_merged",plugin="broken"} 1.0' in metrics
+
+
+def test_health_plugins_shows_uploaded_paths_as_hits_show_them(tmp_path):
+    """A failed upload's audit decision named ``<data folder>/uploads/<kb>/<hash>/empty.md``: the answer
+    (and the console's Health tab, which draws it) shows ``empty.md``, as docs/api.md promises."""
+    with Engine(make_settings(tmp_path / "data")) as engine, TestClient(create_app(engine)) as c:
+        c.post("/ingest", data={"kb_name": "up"}, files=[("files", ("empty.md", b"", "text/markdown"))])
+        response = c.get("/health/plugins")
+    assert response.status_code == 200
+    assert str(tmp_path) not in response.text and str(tmp_path.resolve()) not in response.text
+    assert "empty.md" in response.text

@@ -55,7 +55,9 @@ def health_head(request: Request, engine: Engine = Depends(get_engine)) -> Respo
 @router.get("/health/plugins", response_model=PluginsHealthModel, responses=ERROR_RESPONSES,
             summary="Loaded plugins, the hooks each answers, recent decisions, audit counts",
             operation_id="health_plugins")
-def health_plugins(engine: Engine = Depends(get_engine)) -> dict[str, Any]:
+def health_plugins(request: Request, engine: Engine = Depends(get_engine)) -> dict[str, Any]:
+    """The plugins and their hooks, the MCP tools, the latest audit decisions and the audit counts; paths
+    in decisions (an uploaded file that failed) are shown as ``/search`` hits show them (``public_path``)."""
     from eagle_rag.mcp_tools import ToolRegistrationError, build_tool_registry
 
     hooks = hooks_by_plugin(engine.pm)
@@ -63,7 +65,7 @@ def health_plugins(engine: Engine = Depends(get_engine)) -> dict[str, Any]:
         tools, tools_error = build_tool_registry(engine).names(), None
     except ToolRegistrationError as exc:
         tools, tools_error = [], str(exc)
-    return {
+    return public_body(request, {
         "profile": engine.settings.profile,
         "default_namespace": engine.settings.plugins.default_namespace,
         "plugins": [{"name": name, "hooks": names} for name, names in sorted(hooks.items())],
@@ -72,7 +74,7 @@ def health_plugins(engine: Engine = Depends(get_engine)) -> dict[str, Any]:
         "recent_decisions": [json.loads(json.dumps(dataclasses.asdict(d), default=str))
                              for d in engine.audit.ring.recent(RECENT_DECISIONS)],
         "audit": engine.audit.stats(),
-    }
+    })
 
 
 _METRICS_EXAMPLE = ('# TYPE eagle_rag_http_requests_total counter\n'
