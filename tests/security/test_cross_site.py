@@ -52,9 +52,21 @@ def test_dns_rebinding_is_refused(server: Server) -> None:
     rebound = f"evil.example:{server.port}"
     with server.client() as client:
         refused = upload(client, "evil", "rebound.md", "# Rebound\n\ntext", Origin=f"http://{rebound}", Host=rebound)
-        error_of(refused, 403, "cross_site_refused")
+        error_of(refused, 403, "host_refused")
         error_of(client.post("/search", json={"query": "warfarin"},
-                             headers={"Origin": f"http://{rebound}", "Host": rebound}), 403, "cross_site_refused")
+                             headers={"Origin": f"http://{rebound}", "Host": rebound}), 403, "host_refused")
+
+
+@pytest.mark.parametrize("path", ["/config", "/documents", "/kbs", "/health/plugins", "/metrics", "/health"])
+def test_a_rebound_host_reads_nothing(server: Server, path: str) -> None:
+    """Without an API key the Host check guards reads too: a rebinding page that names its own host gets
+    403 on every route (before: GET /config answered 200 with the data folder); the server's own names pass."""
+    with server.client() as client:
+        refused = client.get(path, headers={"Host": f"evil.example:{server.port}"})
+        error = error_of(refused, 403, "host_refused")
+        assert error["details"] == {"host": f"evil.example:{server.port}"}
+        assert str(server.data_dir) not in refused.text
+        assert client.get(path, headers={"Host": f"localhost:{server.port}"}).status_code == 200
 
 
 def test_the_servers_own_pages_and_allowed_origins_may_write(server: Server) -> None:

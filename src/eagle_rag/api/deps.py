@@ -22,7 +22,8 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: _err("bad input (a value over a configured limit, an invalid name); code invalid_request"),
     401: _err("missing or wrong X-API-Key (only when the server sets api.api_key); code unauthorized"),
     403: _err("a browser request from another site, or naming a host this server is not (send the API key "
-              "to call from elsewhere); code cross_site_refused"),
+              "to call from elsewhere); code cross_site_refused, or host_refused for a Host that names another "
+              "server while no API key is set"),
     404: _err("unknown document, kb name or route; code not_found"),
     408: _err("the request body did not arrive within api.body_timeout_s; code request_timeout"),
     413: _err("request body over api.max_body_bytes (api.max_upload_bytes for /ingest)"),

@@ -11,6 +11,11 @@
   ``api.allowed_hosts``. A page of another site that re-points its own name at 127.0.0.1 (DNS
   rebinding) names that site in both headers, so it is refused too. A request that carries the
   right key passes. Programs (curl, the Python client) send no ``Origin`` and are not affected.
+- **Host names.** Without an API key, every request (every route and method, ``/health`` included)
+  must name in ``Host`` a loopback name, ``api.host``, one of ``api.allowed_hosts``, or the address
+  the connection reached; anything else is refused (403 ``host_refused``). A DNS-rebinding page
+  reaches a loopback server under its own name, so it cannot read ``GET /config`` or ``/documents``
+  either. With a key, the key decides.
 - **Exposure.** Binding a server to anything but a loopback address without a key is refused
   unless the operator says ``--insecure-no-key`` (:func:`exposure_refusal`).
 """
@@ -45,6 +50,12 @@ class CrossSiteRefused(Forbidden):
     """A browser request from a page of another origin, or naming a host this server is not."""
 
     code = "cross_site_refused"
+
+
+class HostRefused(Forbidden):
+    """A request naming in ``Host`` a name this server does not answer for (no API key is set)."""
+
+    code = "host_refused"
 
 
 def key_matches(given: str | None, expected: str) -> bool:
@@ -127,12 +138,22 @@ class GuardPolicy:
         return cls(api_key, frozenset(_origin(o) for o in origins if o and o != "*"), frozenset(names),
                    key_paths, key_everywhere=mcp and bool(api_key), guard_every_method=mcp)
 
-    def refusal(self, method: str, path: str, headers: Headers) -> tuple[int, dict[str, object]] | None:
-        """``(status, error body)`` when the request is refused, else None."""
+    def refusal(self, method: str, path: str, headers: Headers,
+                server_host: str = "") -> tuple[int, dict[str, object]] | None:
+        """``(status, error body)`` when the request is refused, else None. ``server_host`` is the
+        address the connection reached (the ASGI scope's ``server``)."""
         key_ok = bool(self.api_key) and key_matches(given_key(headers), self.api_key)
         if self.api_key and not key_ok and (self.key_everywhere or path in self.key_paths):
             unauthorized = Unauthorized(f"missing or wrong {API_KEY_HEADER} header", {"header": API_KEY_HEADER})
             return unauthorized.http_status, unauthorized.to_dict()
+        if not self.api_key and "host" in headers:
+            host = _host_name(headers["host"])
+            if host not in self.allowed_hosts and host != server_host.strip("[]").lower():
+                error = HostRefused(
+                    f"refused a request for host {headers['host'][:200]!r}: without api.api_key this server "
+                    "answers only for its own address, localhost and api.allowed_hosts (DNS-rebinding guard)",
+                    {"host": headers["host"][:200]})
+                return error.http_status, error.to_dict()
         if key_ok or (method in SAFE_METHODS and not self.guard_every_method):
             return None
         origin = headers.get("origin")
@@ -163,7 +184,9 @@ class RequestGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            refused = self.policy.refusal(scope.get("method", "GET"), scope.get("path", ""), Headers(scope=scope))
+            server = scope.get("server") or ("",)
+            refused = self.policy.refusal(scope.get("method", "GET"), scope.get("path", ""), Headers(scope=scope),
+                                          str(server[0] or ""))
             if refused is not None:
                 status, body = refused
                 await JSONResponse(body, status_code=status)(scope, receive, send)
