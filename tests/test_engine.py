@@ -90,11 +90,27 @@ def test_tag_and_document_filters(engine):
     response = engine.search(SearchRequest(query="cholesterol", top_k=5, tags=("lipids",)))
     assert ids(response) == ["n1"]
     none = engine.search(SearchRequest(query="cholesterol", top_k=5, tags=("no-such-tag",)))
-    assert none.hits == () and none.empty_reason and none.excluded_by_filter == {"tags": 6}
+    # the tag filter removes the one document the query matches (n1), not all six of the kb
+    assert none.hits == () and none.empty_reason == "no document carries the requested tags"
+    assert none.excluded_by_filter == {"tags": 1}
     scoped = engine.search(SearchRequest(query="aspirin bleeding", top_k=5, document_ids=("n2",)))
     assert set(ids(scoped)) == {"n2"}  # the warfarin label, which names bleeding, is outside the scope
     # n2 shares no term with "bleeding" and its cosine is under the floor: nothing in scope matches
     assert engine.search(SearchRequest(query="bleeding", top_k=5, document_ids=("n2",))).hits == ()
+
+
+def test_an_empty_answer_blames_a_filter_only_when_it_removed_what_the_query_matches(engine):
+    # nothing in the corpus is about this: the kb and tag filters are not the reason
+    for filters in ({"kb_names": ("test",)}, {"tags": ("lipids",)}, {"tags": ("no-such-tag",)},
+                    {"document_ids": ("n1",), "kb_names": ("test",)}):
+        response = engine.search(SearchRequest(query="quantum chromodynamics lattice", top_k=5,
+                                               **filters))  # type: ignore[arg-type]
+        assert response.hits == () and response.excluded_by_filter == {}, filters
+        assert response.empty_reason == "no indexed text matched the query", filters
+    # the query matches n1 (cholesterol); a document filter that leaves only n2 removed it
+    scoped = engine.search(SearchRequest(query="LDL cholesterol", top_k=5, document_ids=("n2",)))
+    assert scoped.hits == () and scoped.excluded_by_filter == {"document_ids": 1}
+    assert scoped.empty_reason == "no document within the filters matched the query"
 
 
 def test_injection_strings_in_filters_never_widen_results(engine):

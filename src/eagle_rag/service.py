@@ -240,23 +240,6 @@ def metadata_filter(request: SearchRequest) -> MetadataFilter | None:
     return None if found.empty else found
 
 
-def _has_metadata_filters(request: SearchRequest) -> bool:
-    return bool(request.chunk_types) or metadata_filter(request) is not None
-
-
-def _excluded_by_filter(engine: Engine, request: SearchRequest) -> dict[str, int]:
-    """How many complete documents each filter on its own excludes."""
-    docs = engine.registry.list(status=DocumentStatus.COMPLETE, limit=1_000_000)
-    out: dict[str, int] = {}
-    if request.kb_names:
-        out["kb_names"] = sum(1 for d in docs if d.kb_name not in request.kb_names)
-    if request.document_ids:
-        out["document_ids"] = sum(1 for d in docs if d.id not in request.document_ids)
-    if request.tags:
-        out["tags"] = sum(1 for d in docs if not set(request.tags) & set(d.tags))
-    return out
-
-
 def _visible(engine: Engine, nodes: list[NodeWithScore]) -> tuple[list[NodeWithScore], bool]:
     """Only chunks of complete documents, of the content version the registry names.
 
@@ -326,9 +309,10 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
         return SearchResponse(request.query, (), 0, True, request.mode, empty_reason="the index is empty: "
                               "ingest documents first", offset=request.offset)
     if flt is None:
-        return SearchResponse(request.query, (), 0, True, request.mode,
-                              empty_reason="no document carries the requested tags",
-                              excluded_by_filter=_excluded_by_filter(engine, request), offset=request.offset)
+        excluded = _excluded_by_filters(engine, request)
+        reason = "no document carries the requested tags" if excluded else "no indexed text matched the query"
+        return SearchResponse(request.query, (), 0, True, request.mode, empty_reason=reason,
+                              excluded_by_filter=excluded, offset=request.offset)
     depth = max(request.offset + request.top_k, engine.settings.search.retrieval_window)
     window = dataclasses.replace(request, top_k=depth, offset=0)
     result, visible = _retrieve_visible(engine, ctx, window, flt)
@@ -347,14 +331,11 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
         return SearchResponse(request.query, hits, len(nodes), exhaustive, request.mode, route=route,
                               timings_ms=timings, total_relation=relation, offset=request.offset,
                               dropped=dropped, warnings=tuple(ctx.warnings))
-    filtered = bool(request.kb_names or request.document_ids or request.tags or _has_metadata_filters(request))
-    excluded = _excluded_by_filter(engine, request) if filtered else {}
-    if _has_metadata_filters(request) and not (request.offset and nodes):
-        excluded.update(_excluded_by_metadata(engine, request))
+    excluded = {} if request.offset and nodes else _excluded_by_filters(engine, request)
     if request.offset and nodes:
         at_least = "at least " if relation is TotalRelation.GTE else ""
         reason = f"the query has {at_least}{len(nodes)} hits; offset {request.offset} is past the last one"
-    elif any(excluded.values()):
+    elif excluded:
         reason = "no document within the filters matched the query"
     else:
         reason = "no indexed text matched the query"
@@ -372,29 +353,46 @@ def _maybe_more(engine: Engine, query: str, record: RetrievalTally) -> bool:
             or any(low >= _semantic_floor(engine, collection) for collection, low in record.dense_tail.items()))
 
 
-def _excluded_by_metadata(engine: Engine, request: SearchRequest) -> dict[str, int]:
-    """How many of the documents that match the query without the chunk-attribute filters each of
-    those filters excludes on its own (the query is run again without them)."""
-    loose = dataclasses.replace(request, source_types=(), chunk_types=(), sections=(), doc_types=(),
-                                published_from=None, published_to=None, offset=0,
-                                top_k=engine.settings.search.max_window)
-    flt = _filter_for(engine, loose)
-    if flt is None:
+def _asked_filters(request: SearchRequest) -> list[str]:
+    """The names (as in ``excluded_by_filter``) of the filters ``request`` sets."""
+    return [name for name in (*FILTER_FIELDS[:3], *METADATA_FILTERS)
+            if (request.published_from or request.published_to if name == "published" else getattr(request, name))]
+
+
+def _excluded_by_filters(engine: Engine, request: SearchRequest) -> dict[str, int]:
+    """How many of the documents that the query matches each filter excludes on its own (the query is
+    run again without filters): the kb, document and tag filters among every match, the chunk-attribute
+    filters among the matches inside the kb, document and tag filters. Only filters that exclude one
+    or more are named, so an empty answer blames a filter only when it removed what the query matches."""
+    asked = _asked_filters(request)
+    if not asked:
         return {}
-    _, visible = _retrieve_visible(engine, engine.request_context(request.namespace), loose, flt)
+    loose = dataclasses.replace(request, kb_names=(), document_ids=(), tags=(), source_types=(), chunk_types=(),
+                                sections=(), doc_types=(), published_from=None, published_to=None, offset=0,
+                                top_k=engine.settings.search.max_window)
+    _, visible = _retrieve_visible(engine, engine.request_context(request.namespace), loose, StoreFilter())
     nodes = _above_semantic_floor(engine, request.query, visible)
+    tagged = engine.registry.document_ids_with_tags(request.tags) if request.tags else set()
     check = metadata_filter(request) or MetadataFilter()
-    asked = [name for name in METADATA_FILTERS
-             if (request.published_from or request.published_to if name == "published" else getattr(request, name))]
     failing: dict[str, set[str]] = {name: set() for name in asked}
     passing: dict[str, set[str]] = {name: set() for name in asked}
     for n in nodes:
-        fails = set(check.failing(n.node))
-        if request.chunk_types and n.node.chunk_type not in request.chunk_types:
-            fails.add("chunk_types")
+        chunk = n.node
+        outside = {name for name, out in (("kb_names", chunk.kb_name not in request.kb_names),
+                                          ("document_ids", chunk.document_id not in request.document_ids),
+                                          ("tags", chunk.document_id not in tagged)) if getattr(request, name) and out}
+        fails = set(outside)
+        if not outside:
+            fails.update(check.failing(chunk))
+            if request.chunk_types and chunk.chunk_type not in request.chunk_types:
+                fails.add("chunk_types")
         for name in asked:
-            (failing if name in fails else passing)[name].add(n.node.document_id)
-    return {name: len(failing[name] - passing[name]) for name in asked}
+            if name in fails:
+                failing[name].add(chunk.document_id)
+            elif name in FILTER_FIELDS[:3] or not outside:
+                passing[name].add(chunk.document_id)
+    counts = {name: len(failing[name] - passing[name]) for name in asked}
+    return {name: count for name, count in counts.items() if count}
 
 
 def search_many(engine: Engine, requests: Sequence[SearchRequest]) -> list[SearchResponse]:

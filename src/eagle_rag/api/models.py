@@ -164,7 +164,8 @@ class SearchResponseModel(BaseModel):
     mode: SearchMode
     empty_reason: str | None = Field(None, description="why the list is empty (null when it is not)")
     excluded_by_filter: dict[str, int] = Field(
-        default_factory=dict, description="when empty: how many documents each filter excludes on its own")
+        default_factory=dict, description="when empty: how many of the documents the query matches each filter "
+                                             "excludes on its own (only filters that exclude some)")
     route: dict[str, Any] = Field(default_factory=dict, description="collections searched and why")
     timings_ms: dict[str, float] = Field(default_factory=dict)
     dropped: dict[str, int] = Field(default_factory=dict, description="candidates left out and why: "
