@@ -366,11 +366,18 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
               limit_queries: Annotated[int | None, typer.Option(help="first N queries only")] = None,
               query_offset: Annotated[int, typer.Option(min=0, help="skip the first N judged queries (with "
                                                         "--limit-queries: a slice)")] = 0,
+              query_set: Annotated[Path | None, typer.Option(help="JSON file of {part: [query id, ...]}: run the "
+                                                             "queries of --part only, in its order (e.g. "
+                                                             "eval/biomed/bioasq_split.json)")] = None,
+              part: Annotated[str, typer.Option(help="the part of --query-set to run")] = "tune",
               data_dir: Annotated[Path | None, typer.Option(help="index folder (re-used)")] = None,
-              json_out: Annotated[Path | None, typer.Option("--json", help="write results here")] = None) -> None:
+              json_out: Annotated[Path | None, typer.Option("--json", help="write results here, with every "
+                                                            "query's nDCG@10, Recall@100 and ms")] = None) -> None:
     """Evaluate on a BEIR dataset: nDCG@10, Recall@100, MRR@10, Hit@5, latency, ingest rate.
 
-    The index folder is opened directly: a folder that a server (or another process) holds is refused."""
+    The index folder is opened directly: a folder that a server (or another process) holds is refused, and
+    so is one holding the corpus written under other settings (the profile, encoders, collections, sentence
+    rows, token vectors: evaluation.beir.index_settings), which also key the default folder."""
     from eagle_rag.connect import require_local
     from eagle_rag.engine import Engine
     from eagle_rag.errors import InvalidRequest
@@ -382,9 +389,15 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
         raise InvalidRequest(f"unknown pipeline {pipeline!r}; valid values: "
                              f"{', '.join([*(m.value for m in SearchMode), 'all'])}", {"field": "pipeline"})
     modes = list(beir.PIPELINES) if pipeline == "all" else [parse_mode(pipeline)]
-    data = beir.load_beir(directory, split, limit_queries, query_offset)
-    index_name = f"{directory.resolve().name}-{beir.corpus_fingerprint(data.corpus_path)}"
-    target = data_dir or _settings().data_path / "beir" / index_name
+    only = beir.query_set(query_set, part) if query_set is not None else None
+    data = beir.load_beir(directory, split, limit_queries, query_offset, only)
+    if data_dir is None:
+        from eagle_rag.plugin_manager import build_plugin_manager
+
+        base = _settings()
+        target = base.data_path / "beir" / beir.index_folder_name(data, base, build_plugin_manager(base))
+    else:
+        target = data_dir
     settings = _settings(data_dir=str(target))
     require_local(settings, "eval beir")
     with Engine(settings) as engine:
@@ -396,11 +409,15 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
                 result = beir.run_pipeline(engine, data, mode, progress=progress.update)
             result.ingest_docs_per_s = rate
             results.append(result)
-    console.print(f"{directory} split={split} queries={len(data.queries)} offset={query_offset} index={target}")
+    chosen = f" set={query_set}:{part}" if query_set is not None else ""
+    console.print(f"{directory} split={split}{chosen} queries={len(data.queries)} offset={query_offset} "
+                  f"profile={settings.profile} index={target}")
     console.print(beir.format_table(results))
     console.print(f"ingest: {rate:.1f} documents/s")
     if json_out:
-        json_out.write_text(json.dumps({r.pipeline: r.to_dict() for r in results}, indent=2))
+        json_out.write_text(json.dumps({r.pipeline: {**r.to_dict(), "profile": settings.profile, "per_query": {
+            q: {"ndcg@10": v, "recall@100": r.per_query_recall.get(q, 0.0), "ms": r.per_query_ms.get(q, 0.0)}
+            for q, v in r.per_query_ndcg.items()}} for r in results}, indent=2))
 
 
 def _register_plugin_commands() -> None:

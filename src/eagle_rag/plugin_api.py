@@ -40,7 +40,7 @@ from eagle_rag.ingest.parsers import file_document_id, record_document_id
 from eagle_rag.ingest.records import ParseResult, Record, RecordFailure
 from eagle_rag.ingest.sources import allowed_ingest_roots, iter_source_files
 from eagle_rag.mcp_tools import McpTool, tool_error
-from eagle_rag.plugin_options import PluginOptionsError, validate_plugin_options
+from eagle_rag.plugin_options import WRITES_INDEX, PluginOptionsError, validate_plugin_options
 from eagle_rag.protocols import CrossEncoder, StoreFilter, TextEncoder, Vector, VectorStore
 from eagle_rag.redact import public_path
 from eagle_rag.retrieve.channels import embed_query
@@ -135,6 +135,7 @@ __all__ = [
     "Vector",
     "VectorMemo",
     "VectorStore",
+    "WRITES_INDEX",
     "allowed_ingest_roots",
     "analyze",
     "call_hook",

@@ -9,6 +9,10 @@ CLI at start-up with one message that names the key and the nearest valid name
 what ``eagle-rag config show`` and ``GET /config`` print: every core setting and every option of
 every enabled plugin, with its value, help text and source (``default``, ``profile:NAME``,
 ``file:PATH``, ``env:VAR`` or ``override``).
+
+An option that changes what the ingest writes (an encoder, a routing threshold) is declared with
+``json_schema_extra=WRITES_INDEX``; :func:`index_options` lists those options' values, which key an
+evaluation index (``eagle-rag eval beir``) so that one written under other options is never reused.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from pydantic import BaseModel, ValidationError
 from eagle_rag.settings import Settings, SettingsError, describe_fields, flatten, unknown_name_message
 
 HOOK = "eagle_options_model"
+WRITES_INDEX: dict[str, Any] = {"writes_index": True}
+"""``json_schema_extra`` of an option that changes what the ingest writes."""
 OPTIONS_PREFIX = "plugins.options"
 log = logging.getLogger(__name__)
 
@@ -90,6 +96,19 @@ def options_models(pm: pluggy.PluginManager) -> dict[str, type[BaseModel]]:
         answers = pm.subset_hook_caller(HOOK, remove_plugins=others)()  # pluggy's call loop, one plugin asked
         if answers:
             out[impl.plugin_name] = answers[0]
+    return out
+
+
+def index_options(pm: pluggy.PluginManager, settings: Settings) -> dict[str, Any]:
+    """``plugins.options.<plugin>.<option> -> value`` of every option declared ``WRITES_INDEX``, defaults
+    included (a nested model's value is its whole dump). Raises :class:`PluginOptionsError` for an invalid block."""
+    out: dict[str, Any] = {}
+    for name, model in sorted(options_models(pm).items()):
+        values = validate_plugin_options(name, model, settings.plugin_options(name)).model_dump(mode="json")
+        for option, field in model.model_fields.items():
+            extra = field.json_schema_extra
+            if isinstance(extra, dict) and extra.get("writes_index"):
+                out[f"{OPTIONS_PREFIX}.{name}.{option}"] = values[option]
     return out
 
 

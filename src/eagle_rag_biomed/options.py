@@ -5,7 +5,8 @@ key (at any level) raises :class:`BiomedOptionsError` naming the key (an unknown
 valid name). The plugin declares the model with ``eagle_options_model``, so the core checks the block
 when the engine starts and ``eagle-rag config show`` lists every option with its help text. Ingest-side
 knobs: ``encoder_mode``, ``allow_deterministic``, ``models``, ``medcpt_index``, the confidences and
-``doc_semantic_router`` (the document router, docs/biomed.md, "The document router"). Query-side knobs:
+``doc_semantic_router`` (the document router, docs/biomed.md, "The document router"), each declared
+``WRITES_INDEX`` so that an evaluation index written under other values is not reused. Query-side knobs:
 the routing switches (``default_dual_text_search``, ``medcpt_dual_search``,
 ``exploratory_search_collections``, ``collection_recall_top_k``), the rerank policy
 (``rerank_policy``, ``use_general_rerank``, ``domain_rerank_encoder``), the Tier-2 weight overrides
@@ -38,7 +39,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eagle_rag.plugin_api import EncoderMode, PluginOptionsError, Settings, validate_plugin_options
+from eagle_rag.plugin_api import WRITES_INDEX, EncoderMode, PluginOptionsError, Settings, validate_plugin_options
 from eagle_rag_biomed.encoders.late_interaction import PASSAGE_TOKENS
 from eagle_rag_biomed.names import PLUGIN_NAME
 
@@ -173,17 +174,20 @@ class BiomedOptions(BaseModel):
     collection_recall_top_k: int = Field(20, ge=1, description="hits kept per collection plan; the "
                                          "supplement's limit")
     encoder_mode: EncoderMode | None = Field(None, description="deterministic | require_native | auto of the "
-                                             "plugin's encoders; unset = env EAGLE_BIOMED_ENCODER_MODE, else auto")
+                                             "plugin's encoders; unset = env EAGLE_BIOMED_ENCODER_MODE, else auto",
+                                             json_schema_extra=WRITES_INDEX)
     allow_deterministic: bool | None = Field(None, description="auto mode may fall back to hash vectors; unset = "
-                                             "env EAGLE_BIOMED_ALLOW_DETERMINISTIC")
+                                             "env EAGLE_BIOMED_ALLOW_DETERMINISTIC", json_schema_extra=WRITES_INDEX)
     models: dict[str, str] = Field(default_factory=dict, description="encoder label -> model reference (wins "
-                                   "over the label's environment variable)")
+                                   "over the label's environment variable)", json_schema_extra=WRITES_INDEX)
     medcpt_index: bool = Field(False, description="also write biomedical text chunks to eagle_text_medcpt "
-                               "(MedCPT article encoder)")
+                               "(MedCPT article encoder)", json_schema_extra=WRITES_INDEX)
     biomedical_confidence: float = Field(0.75, ge=0.0, le=1.0, description="chunk classification confidence of "
-                                         "a biomedical document when the router gives none")
-    general_confidence: float = Field(0.6, ge=0.0, le=1.0, description="the same for a general document")
-    doc_semantic_router: DocRouterOptions = Field(default_factory=DocRouterOptions)
+                                         "a biomedical document when the router gives none",
+                                         json_schema_extra=WRITES_INDEX)
+    general_confidence: float = Field(0.6, ge=0.0, le=1.0, description="the same for a general document",
+                                      json_schema_extra=WRITES_INDEX)
+    doc_semantic_router: DocRouterOptions = Field(default_factory=DocRouterOptions, json_schema_extra=WRITES_INDEX)
     stages: Stages = Field(default_factory=Stages)
     tier1: Tier1Options = Field(default_factory=Tier1Options)
     tier2: Tier2Options = Field(default_factory=Tier2Options)

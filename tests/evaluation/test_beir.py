@@ -1,4 +1,5 @@
-"""``eval beir``: a slice of the judged queries (``--query-offset``) and the per-query nDCG@10."""
+"""``eval beir``: a slice of the judged queries (``--query-offset``), the per-query nDCG@10, and an index
+reused only under the settings that wrote it."""
 
 from __future__ import annotations
 
@@ -55,10 +56,22 @@ def test_eval_beir_reports_the_slice_and_every_querys_ndcg(tmp_path, monkeypatch
               "--limit-queries", "2", "--data-dir", str(tmp_path / "idx"), "--json", str(out)])
     assert ended.value.code in (0, None)
     assert "queries=2 offset=1" in capsys.readouterr().out
-    assert json.loads(out.read_text())["bm25"]["queries"] == 2
+    written = json.loads(out.read_text())["bm25"]
+    assert written["queries"] == 2 and written["profile"] == "default"
+    assert set(written["per_query"]) == {"q0", "q1"} and written["per_query"]["q0"]["ndcg@10"] == 1.0
     with pytest.raises(SystemExit) as ended:
         main(["eval", "beir", str(root), "--split", "train", "--query-offset", "-1"])
     assert ended.value.code == 2
+    # the same folder under settings that write sentence rows: refused in one line, nothing searched
+    capsys.readouterr()
+    monkeypatch.setenv("EAGLE_RAG_INGEST__SENTENCE_COLLECTIONS", '["eagle_text"]')
+    with pytest.raises(SystemExit) as ended:
+        main(["eval", "beir", str(root), "--split", "train", "--pipeline", "bm25", "--data-dir",
+              str(tmp_path / "idx")])
+    assert ended.value.code == 2
+    refused = capsys.readouterr()
+    assert "ingest.sentence_collections is [] there, [\"eagle_text\"] here" in refused.err
+    assert "nDCG" not in refused.out
 
 
 @pytest.mark.integration
@@ -78,3 +91,78 @@ def test_run_pipeline_keeps_the_ndcg_of_every_query(tmp_path):
     # each query names its one judged document, which BM25 ranks first: nDCG@10 1.0 each
     assert result.per_query_ndcg == {"q1": 1.0, "q2": 1.0, "q3": 1.0}
     assert result.metrics["ndcg@10"] == pytest.approx(sum(result.per_query_ndcg.values()) / 3)
+
+
+def _settings(tmp_path: Path, **overrides: object):
+    from eagle_rag.settings import load_settings
+
+    return load_settings(environ={}, overrides={"data_dir": str(tmp_path / "idx"),
+                                                "encoders": {"mode": "deterministic"}, **overrides})
+
+
+@pytest.mark.integration
+def test_an_index_is_reused_only_under_the_settings_that_wrote_it(tmp_path):
+    from eagle_rag.engine import Engine
+    from eagle_rag.evaluation.beir import ensure_index
+
+    data = load_beir(beir_folder(tmp_path / "b"), "train")
+    with Engine(_settings(tmp_path)) as engine:
+        ensure_index(engine, data)
+    marker = json.loads((tmp_path / "idx" / "beir_index.json").read_text())
+    marker["ingest_docs_per_s"] = 123.0  # a reused index answers the stored rate without ingesting again
+    (tmp_path / "idx" / "beir_index.json").write_text(json.dumps(marker))
+    # a query-side setting writes nothing: the index is reused
+    with Engine(_settings(tmp_path, router={"lexical_weight": 0.9})) as engine:
+        assert ensure_index(engine, data) == 123.0
+    for overrides, named in (({"ingest": {"token_vector_collections": ["eagle_text"]}},
+                               "ingest.token_vector_collections is [] there"),
+                             ({"ingest": {"chunk_chars": 900}}, "ingest.chunk_chars is 1500 there, 900 here")):
+        with Engine(_settings(tmp_path, **overrides)) as engine, pytest.raises(InvalidRequest) as refused:
+            ensure_index(engine, data)
+        assert named in str(refused.value) and "give another --data-dir" in str(refused.value)
+    del marker["settings"]  # an index of an older eval beir: its settings are unknown, so it is refused
+    (tmp_path / "idx" / "beir_index.json").write_text(json.dumps(marker))
+    with Engine(_settings(tmp_path)) as engine, pytest.raises(InvalidRequest, match="records no settings"):
+        ensure_index(engine, data)
+
+
+@pytest.mark.unit
+def test_the_default_index_folder_is_keyed_by_the_profile_and_what_the_ingest_writes(tmp_path):
+    from eagle_rag.evaluation.beir import index_folder_name, index_settings
+    from eagle_rag.plugin_manager import build_plugin_manager
+
+    data = load_beir(beir_folder(tmp_path / "b"), "train")
+
+    def key(**overrides: object) -> str:
+        settings = _settings(tmp_path, **overrides)
+        return index_folder_name(data, settings, build_plugin_manager(settings))
+
+    plain = key()
+    assert plain.startswith("b-") and "-default-" in plain
+    assert "-biomed-" in key(profile="biomed")
+    assert key(ingest={"sentence_collections": ["eagle_text"]}) != plain
+    assert key(search={"cross_encoder_pool": 5}) == plain  # query side: the same index
+    biomed = _settings(tmp_path, profile="biomed")
+    written = index_settings(biomed, build_plugin_manager(biomed))
+    # the plugin's ingest-side options count (declared WRITES_INDEX), its query-side ones do not
+    assert written["plugins.options.biomed.doc_semantic_router"]["ambiguous_default"] == "general"
+    assert not any(".tier2" in k or ".stages" in k for k in written)
+    tuned = _settings(tmp_path, profile="biomed", plugins={
+        "enabled": ["biomed", "datasets"], "default_namespace": "biomed",
+        "options": {"biomed": {"tier2": {"pool": 10}}}})
+    assert key(profile="biomed") == index_folder_name(data, tuned, build_plugin_manager(tuned))
+
+
+@pytest.mark.unit
+def test_a_query_set_part_chooses_the_queries_and_their_order(tmp_path):
+    from eagle_rag.evaluation.beir import query_set
+
+    root = beir_folder(tmp_path / "b")
+    split = tmp_path / "split.json"
+    split.write_text(json.dumps({"seed": 1, "tune": ["q2", "q0"], "test": ["q1", "q9"]}))
+    assert list(load_beir(root, "train", only=query_set(split, "tune")).queries) == ["q2", "q0"]
+    assert list(load_beir(root, "train", 1, offset=1, only=query_set(split, "tune")).queries) == ["q0"]
+    with pytest.raises(InvalidRequest, match="1 of the chosen queries are not judged"):
+        load_beir(root, "train", only=query_set(split, "test"))  # q9 is not judged
+    with pytest.raises(InvalidRequest, match="has no part 'dev'; its parts: test, tune"):
+        query_set(split, "dev")

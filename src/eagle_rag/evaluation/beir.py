@@ -2,6 +2,12 @@
 
 Metrics: nDCG@10, Recall@100, MRR@10 and Hit@5 (ranx ``hit_rate@5``), per-query latency p50/p95
 and ingest documents per second. Relevance 0 in the qrels means "not relevant" and is dropped.
+
+An index is reused only under the settings that wrote it: :func:`index_settings` (the profile, the
+enabled plugins, the encoders, the chunking, the sentence-row and token-vector collections, the
+stores' layout and every plugin option declared ``WRITES_INDEX``) is recorded beside the corpus
+fingerprint, keys the default index folder (:func:`index_folder_name`), and a folder written under
+other values is refused in one line instead of being searched.
 """
 
 from __future__ import annotations
@@ -18,11 +24,18 @@ from typing import Any
 from ranx import Qrels, Run, evaluate
 
 from eagle_rag.errors import InvalidRequest
+from eagle_rag.plugin_options import index_options
+from eagle_rag.settings import Settings, flatten
 from eagle_rag.types import SearchMode, SearchRequest
 
 METRICS = ("ndcg@10", "recall@100", "mrr@10", "hit_rate@5")
 PIPELINES = (SearchMode.BM25, SearchMode.DENSE, SearchMode.HYBRID, SearchMode.FULL)
 KB_NAME = "beir"
+INDEX_SETTINGS = ("profile", "plugins.enabled", "allow_deterministic", "encoders.mode", "encoders.text_model",
+                  "encoders.multilingual_model", "encoders.cjk_ratio_threshold", "ingest.chunk_chars",
+                  "ingest.chunk_overlap", "ingest.sentence_collections", "ingest.token_vector_collections",
+                  "lexical.backend", "milvus.db_name")
+"""The core settings that change what an ingest writes (plugins add theirs through ``WRITES_INDEX``)."""
 
 
 @dataclass
@@ -42,6 +55,10 @@ class PipelineResult:
     ingest_docs_per_s: float = 0.0
     per_query_ndcg: dict[str, float] = field(default_factory=dict)
     """nDCG@10 of every query (paired comparisons of two pipelines: bench/bench_multilingual_rerank.py)."""
+    per_query_recall: dict[str, float] = field(default_factory=dict)
+    """Recall@100 of every query."""
+    per_query_ms: dict[str, float] = field(default_factory=dict)
+    """Latency of every query in milliseconds."""
 
     def to_dict(self) -> dict[str, Any]:
         lat = sorted(self.latencies_ms)
@@ -64,11 +81,13 @@ def percentile(sorted_values: Sequence[float], q: float) -> float:
     return float(sorted_values[index])
 
 
-def load_beir(root: Path, split: str = "test", limit_queries: int | None = None, offset: int = 0) -> BeirData:
+def load_beir(root: Path, split: str = "test", limit_queries: int | None = None, offset: int = 0,
+              only: Sequence[str] | None = None) -> BeirData:
     """Read corpus.jsonl, queries.jsonl and qrels/SPLIT.tsv. Raises InvalidRequest when missing.
 
-    The judged queries are taken in the order of the qrels file: the first ``offset`` are skipped and
-    at most ``limit_queries`` after them kept (a slice for tuning, a disjoint one for reporting).
+    The judged queries are taken in the order of the qrels file, or in the order of ``only`` (query ids,
+    e.g. one part of a tuning/test split; an id that is not judged is refused): the first ``offset`` are
+    skipped and at most ``limit_queries`` after them kept (a slice for tuning, a disjoint one for reporting).
     """
     if offset < 0:
         raise InvalidRequest("the query offset must be 0 or more", {"field": "offset"})
@@ -92,12 +111,35 @@ def load_beir(root: Path, split: str = "test", limit_queries: int | None = None,
                 obj = json.loads(line)
                 if str(obj["_id"]) in qrels:
                     queries[str(obj["_id"])] = str(obj["text"])
-    ids = [q for q in qrels if q in queries][offset:]
+    judged = [q for q in qrels if q in queries]
+    if only is not None:
+        missing = sorted(set(only) - set(judged))
+        if missing:
+            raise InvalidRequest(f"{len(missing)} of the chosen queries are not judged in {qrels_path} "
+                                 f"(first: {missing[0]})", {"field": "query_set"})
+        judged = list(dict.fromkeys(only))
+    ids = judged[offset:]
     if limit_queries:
         ids = ids[:limit_queries]
     with corpus.open(encoding="utf-8") as fh:
         docs = sum(1 for line in fh if line.strip())
     return BeirData(root, {q: queries[q] for q in ids}, {q: qrels[q] for q in ids}, corpus, docs)
+
+
+def query_set(path: Path, part: str) -> list[str]:
+    """The query ids of ``part`` in a JSON file of ``{part: [query id, ...]}`` (eval/biomed/bioasq_split.json).
+
+    Raises InvalidRequest for an unreadable file or an unknown part (naming the parts it has)."""
+    try:
+        parts = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InvalidRequest(f"cannot read the query set {path}: {exc}", {"field": "query_set"}) from exc
+    ids = parts.get(part) if isinstance(parts, dict) else None
+    if not isinstance(ids, list) or not ids:
+        names = sorted(k for k, v in parts.items() if isinstance(v, list)) if isinstance(parts, dict) else []
+        raise InvalidRequest(f"{path} has no part {part!r}; its parts: {', '.join(names) or 'none'}",
+                             {"field": "part"})
+    return [str(q) for q in ids]
 
 
 def corpus_fingerprint(path: Path) -> str:
@@ -108,14 +150,49 @@ def corpus_fingerprint(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def index_settings(settings: Settings, pm: Any) -> dict[str, Any]:
+    """``dotted key -> value`` of every setting that changes what the ingest writes (module docstring)."""
+    flat = flatten(settings)
+    return {**{key: flat[key] for key in INDEX_SETTINGS}, **index_options(pm, settings)}
+
+
+def settings_key(written: dict[str, Any]) -> str:
+    """Twelve hex digits of the SHA-256 of ``written`` as sorted JSON."""
+    return hashlib.sha256(json.dumps(written, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def index_folder_name(data: BeirData, settings: Settings, pm: Any) -> str:
+    """``<folder>-<corpus fingerprint>-<profile>-<settings key>``: the default index folder of a run."""
+    return (f"{data.root.resolve().name}-{corpus_fingerprint(data.corpus_path)}-{settings.profile}-"
+            f"{settings_key(index_settings(settings, pm))}")
+
+
+def _mismatch(saved: dict[str, Any], written: dict[str, Any]) -> str:
+    """The first differing setting, worded for the refusal."""
+    if "settings" not in saved:
+        return "it records no settings (an older eval beir wrote it)"
+    before = saved["settings"]
+    key = next(k for k in sorted({*before, *written}) if before.get(k) != written.get(k))
+    return f"{key} is {json.dumps(before.get(key))} there, {json.dumps(written.get(key))} here"
+
+
 def ensure_index(engine: Any, data: BeirData, progress: Callable[[int, int], None] | None = None) -> float:
-    """Ingest the corpus unless this data dir already holds it. Returns ingest docs/s (stored)."""
+    """Ingest the corpus unless this data dir already holds it. Returns ingest docs/s (stored).
+
+    Raises InvalidRequest when the folder holds this corpus written under other settings
+    (:func:`index_settings`), or an index that records none.
+    """
     engine.flush()  # an index written by an interrupted run may hold unflushed rows
     marker = engine.settings.data_path / "beir_index.json"
     fingerprint = corpus_fingerprint(data.corpus_path)
+    written = index_settings(engine.settings, engine.pm)
     if marker.is_file():
         saved = json.loads(marker.read_text())
         if saved.get("fingerprint") == fingerprint:
+            if saved.get("settings") != written:
+                raise InvalidRequest(f"{engine.settings.data_path} holds this corpus written under other settings "
+                                     f"({_mismatch(saved, written)}); give another --data-dir",
+                                     {"field": "data_dir"})
             return float(saved.get("ingest_docs_per_s", 0.0))
     started = time.perf_counter()
     report = engine.ingest([data.corpus_path], kb_name=KB_NAME, progress=progress)
@@ -123,7 +200,7 @@ def ensure_index(engine: Any, data: BeirData, progress: Callable[[int, int], Non
     if report.failures:
         raise InvalidRequest(f"ingest of {data.corpus_path} failed: {report.failures[0].error}")
     rate = report.documents / seconds if report.documents else 0.0
-    marker.write_text(json.dumps({"fingerprint": fingerprint, "ingest_docs_per_s": rate,
+    marker.write_text(json.dumps({"fingerprint": fingerprint, "settings": written, "ingest_docs_per_s": rate,
                                   "documents": report.documents, "chunks": report.chunks,
                                   "seconds": seconds}))
     return rate
@@ -148,8 +225,10 @@ def run_pipeline(engine: Any, data: BeirData, mode: SearchMode, top_k: int = 100
     scored = Run(run)
     metrics = evaluate(Qrels(data.qrels), scored, list(METRICS), make_comparable=True)
     per_query = {str(q): float(v) for q, v in dict(scored.scores["ndcg@10"]).items()}
+    recall = {str(q): float(v) for q, v in dict(scored.scores["recall@100"]).items()}
     return PipelineResult(mode.value, {k: float(v) for k, v in dict(metrics).items()}, latencies,
-                          per_query_ndcg=per_query)
+                          per_query_ndcg=per_query, per_query_recall=recall,
+                          per_query_ms=dict(zip(data.queries, latencies, strict=True)))
 
 
 def format_table(results: Sequence[PipelineResult]) -> str:
