@@ -11,12 +11,14 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from eagle_rag import index_health
 from eagle_rag.audit_sinks import build_audit
 from eagle_rag.context import HookContext, Services
 from eagle_rag.encoders.factory import default_registry
 from eagle_rag.encoders.registry import EncoderRegistry
 from eagle_rag.errors import InvalidRequest
 from eagle_rag.ingest.orchestrator import IngestOrchestrator, IngestReport, ProgressFn
+from eagle_rag.ingest.ray_executor import Executor, RayOptions, ray_ingest
 from eagle_rag.ingest.sources import missing_paths_error
 from eagle_rag.plugin_manager import build_plugin_manager
 from eagle_rag.protocols import LexicalIndex
@@ -86,11 +88,14 @@ class Engine:
 
     def ingest(self, paths: Sequence[Path | str], kb_name: str = "default",
                progress: ProgressFn | None = None, *, dry_run: bool = False,
-               max_errors: int | None = None, skip_missing: bool = False) -> IngestReport:
+               max_errors: int | None = None, skip_missing: bool = False,
+               executor: Executor | str = Executor.LOCAL, ray: RayOptions | None = None) -> IngestReport:
         """Ingest files and folders record by record; see :mod:`eagle_rag.ingest.orchestrator`.
 
         ``dry_run`` parses and validates only (nothing is written); ``max_errors`` overrides
         ``ingest.max_record_errors``, the bad records a file may have before it stops.
+        ``executor`` ``ray`` runs the same stages on Ray Data (:mod:`eagle_rag.ingest.ray_executor`,
+        options ``ray``) and reports the same way.
 
         Returns the report. A file that could not be ingested (empty, unreadable, of an unsupported
         type, not a regular file, no record ingested) is a failure in ``report.failures`` and a bad
@@ -113,8 +118,13 @@ class Engine:
         if missing is not None and not skip_missing:
             raise missing
         ctx = self.request_context()
-        report = self.ingestor.ingest_paths(ctx, given, kb_name, progress,
-                                            dry_run=dry_run, max_errors=max_errors)
+        with index_health.ingesting(self):
+            if Executor.from_str(str(executor)) is Executor.RAY:
+                report = ray_ingest(self, given, kb_name, progress, dry_run=dry_run, max_errors=max_errors,
+                                    options=ray)
+            else:
+                report = self.ingestor.ingest_paths(ctx, given, kb_name, progress,
+                                                    dry_run=dry_run, max_errors=max_errors)
         if report.chunks:
             self.flush()
         return report

@@ -59,8 +59,16 @@ class PluginUnavailable(EagleError):
 
 
 class StoreUnavailable(EagleError):
+    """A store (Milvus, the registry, the lexical index) cannot be reached: HTTP 503 with ``Retry-After``."""
+
     code = "store_unavailable"
     http_status = 503
+    retry_after_s = 5
+    """What ``Retry-After`` asks: about the time a restarted store takes to answer again."""
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after_s)}
 
 
 class Unauthorized(EagleError):

@@ -7,7 +7,11 @@ when nothing is found), so a missing store file never reads as "nothing matched"
   a store deleted under a running server keeps answering from memory until it fails;
 - when the registry lists complete documents, the vector store and the lexical index hold chunks;
   when it lists none, they hold none (a registry that was deleted and re-created);
-- each collection's vector and lexical counts agree (skipped while a document is being written).
+- each collection's vector and lexical counts agree (skipped while a document is being written);
+- no document is left ``pending`` while this process runs no ingest (an ingest that was killed, here
+  or in another replica: a replica cannot tell another one's running ingest from a dead one);
+- every store answered: a store that cannot be reached is kept as :attr:`IndexState.unavailable`,
+  and a search raises it (503 ``store_unavailable``) instead of calling the index empty.
 
 Counting is cheap (a count query per store and collection); ``eagle-rag doctor`` does the full,
 per-document comparison.
@@ -18,11 +22,14 @@ from __future__ import annotations
 import threading
 import time
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from eagle_rag.stores.availability import one_line
+from eagle_rag.errors import StoreUnavailable
+from eagle_rag.stores.availability import is_unavailable, one_line, settings_unavailable
 from eagle_rag.types import DocumentStatus, SearchResponse
 
 if TYPE_CHECKING:
@@ -41,6 +48,10 @@ class IndexState:
     vector_chunks: int = 0
     lexical_chunks: int = 0
     checked_at: float = 0.0
+    pending: int = 0
+    """Documents left ``pending`` (an ingest is running or was interrupted)."""
+    unavailable: StoreUnavailable | None = None
+    """The store that could not be reached, as the error a search raises (None: every store answered)."""
 
     @property
     def degraded(self) -> bool:
@@ -61,6 +72,28 @@ def _missing_files(engine: Engine) -> list[str]:
     if settings.lexical.backend == "tantivy" and engine.registry.count() and not settings.lexical_path.exists():
         out.append("the lexical index folder lexical/ is missing from the data folder")
     return out
+
+
+_ingesting: weakref.WeakKeyDictionary[Engine, int] = weakref.WeakKeyDictionary()
+
+
+@contextmanager
+def ingesting(engine: Engine) -> Iterator[None]:
+    """Mark an ingest of ``engine`` as running: its pending documents are not a problem meanwhile."""
+    with _lock:
+        _ingesting[engine] = _ingesting.get(engine, 0) + 1
+        _cache.pop(engine, None)
+    try:
+        yield
+    finally:
+        with _lock:
+            _ingesting[engine] -= 1
+            _cache.pop(engine, None)
+
+
+def _ingest_running(engine: Engine) -> bool:
+    with _lock:
+        return _ingesting.get(engine, 0) > 0
 
 
 def check_index(engine: Engine) -> IndexState:
@@ -89,9 +122,15 @@ def check_index(engine: Engine) -> IndexState:
         if not documents and not pending and (vector_total or lexical_total):
             problems.append(f"the registry lists no document but the stores hold {max(vector_total, lexical_total)} "
                             "chunks (the registry was deleted or replaced)")
-        return IndexState(tuple(problems), documents, vector_total, lexical_total, now)
+        if pending and not _ingest_running(engine):
+            problems.append(f"{pending} documents are pending: an ingest was interrupted, or runs in another "
+                            "process (ingest the same files again, or eagle-rag doctor --repair)")
+        return IndexState(tuple(problems), documents, vector_total, lexical_total, now, pending)
     except Exception as exc:  # noqa: BLE001 - a store that cannot be counted is the finding
-        return IndexState((f"a store could not be read: {type(exc).__name__}: {one_line(exc)}",), checked_at=now)
+        down = settings_unavailable(exc, engine.settings) if is_unavailable(exc) else None
+        problem = down.message if down is not None else f"a store could not be read: {type(exc).__name__}: " \
+            f"{one_line(exc)}"
+        return IndexState((problem,), checked_at=now, unavailable=down)
 
 
 _cache: weakref.WeakKeyDictionary[Engine, IndexState] = weakref.WeakKeyDictionary()
@@ -110,12 +149,26 @@ def cached_index_state(engine: Engine, ttl_s: float = CACHE_TTL_S) -> IndexState
     return state
 
 
+def invalidate(engine: Engine) -> None:
+    """Forget the cached check of ``engine`` (the next one reads the stores)."""
+    with _lock:
+        _cache.pop(engine, None)
+
+
 def annotate(engine: Engine, response: SearchResponse) -> SearchResponse:
-    """``response`` with the index's problems added to ``warnings`` and to ``empty_reason`` (when empty)."""
+    """``response`` with the index's problems added to ``warnings``. An empty answer from a degraded
+    index says only that nothing was found in what could be read, and is not ``exhaustive``: a
+    missing store file or uncounted chunks never read as "nothing matched".
+
+    Raises:
+        StoreUnavailable: a store could not be reached (the answer would not be one).
+    """
     state = cached_index_state(engine)
+    if state.unavailable is not None:
+        raise state.unavailable
     if not state.degraded:
         return response
-    reason = response.empty_reason
-    if reason is not None:
-        reason = f"{reason}; but {state.summary()}"
-    return replace(response, warnings=(*response.warnings, state.summary()), empty_reason=reason)
+    if response.hits or response.empty_reason is None:
+        return replace(response, warnings=(*response.warnings, state.summary()))
+    reason = f"nothing was found, but the answer cannot be trusted: {state.summary()}"
+    return replace(response, warnings=(*response.warnings, state.summary()), empty_reason=reason, exhaustive=False)

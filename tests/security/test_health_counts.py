@@ -1,6 +1,7 @@
 """Item 3: a server started over a folder whose registry or vector store was deleted says so, against a
 real ``eagle-rag serve``: ``/health`` is ``degraded`` with the reason, and a search's empty answer no
-longer reads "the index is empty" or "no indexed text matched the query" as if nothing was wrong."""
+longer reads "the index is empty" or "no indexed text matched the query" as if nothing was wrong: it says the
+answer cannot be trusted, and is not exhaustive."""
 
 from __future__ import annotations
 
@@ -46,8 +47,9 @@ def test_health_and_search_name_the_missing_store(broken: tuple[str, Server]) ->
     if deleted == "registry.db":
         assert health["reasons"] == ["the registry lists no document but the stores hold 2 chunks "
                                      "(the registry was deleted or replaced)"]
-        assert answer["empty_reason"].startswith("the index is empty: ingest documents first; but the index is "
-                                                 "degraded: the registry lists no document")
+        assert answer["empty_reason"].startswith("nothing was found, but the answer cannot be trusted: the index "
+                                                 "is degraded: the registry lists no document")
+        assert answer["exhaustive"] is False
     else:
         assert health["reasons"] == [
             "collection eagle_text: the vector store holds 0 chunks, the lexical index 2",
@@ -55,3 +57,7 @@ def test_health_and_search_name_the_missing_store(broken: tuple[str, Server]) ->
         assert any("the vector store holds no chunk" in w for w in answer["warnings"]), answer
         if not answer["hits"]:
             assert "the index is degraded" in answer["empty_reason"]
+        with server.client() as client:  # tantivy holds every chunk: no answer may say nothing matched
+            lexical = client.post("/search", json={"query": "warfarin bleeding", "mode": "bm25"}).json()
+        assert lexical["hits"] or (lexical["empty_reason"].startswith("nothing was found, but the answer cannot be "
+                                                                     "trusted") and lexical["exhaustive"] is False)

@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from eagle_rag.api.envelope import HTTP_STATUS_CODES, envelope_for, error_body
+from eagle_rag.api.envelope import HTTP_STATUS_CODES, as_eagle_error, envelope_for, error_body
 from eagle_rag.encoders.errors import EncoderLoadError
 from eagle_rag.errors import EagleError
 from eagle_rag.redact import scrub
@@ -46,7 +46,8 @@ async def _known(request: Request, exc: Exception) -> JSONResponse:
     if status >= 500:
         log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc,
                   exc_info=None if isinstance(exc, EagleError) else exc)
-    return JSONResponse(public_body(request, body), status_code=status, headers=getattr(exc, "headers", None))
+    headers = getattr(as_eagle_error(exc) or exc, "headers", None)  # a driver error known as StoreUnavailable too
+    return JSONResponse(public_body(request, body), status_code=status, headers=headers)
 
 
 _METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")

@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from eagle_rag.api.envelope import envelope_for, error_body
+from eagle_rag.api.envelope import as_eagle_error, envelope_for, error_body
 from eagle_rag.api.logs import REQUEST_ID_HEADER, new_request_id, request_id_var
 from eagle_rag.api.metrics import HttpMetrics
 
@@ -62,7 +62,8 @@ class RequestContextMiddleware:
             log.exception("unhandled error serving %s %s", scope.get("method"), scope.get("path"))
             if not state["started"]:
                 status, body = envelope_for(exc, rid)
-                await JSONResponse(body, status_code=status)(scope, receive, send_with_id)
+                headers = getattr(as_eagle_error(exc), "headers", None)  # Retry-After of a store that is down
+                await JSONResponse(body, status_code=status, headers=headers)(scope, receive, send_with_id)
         finally:
             seconds = time.perf_counter() - started
             route = route_template(scope)

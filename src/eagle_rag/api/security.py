@@ -149,11 +149,11 @@ class GuardPolicy:
         if not self.api_key and "host" in headers:
             host = _host_name(headers["host"])
             if host not in self.allowed_hosts and host != server_host.strip("[]").lower():
-                error = HostRefused(
+                refused = HostRefused(
                     f"refused a request for host {headers['host'][:200]!r}: without api.api_key this server "
                     "answers only for its own address, localhost and api.allowed_hosts (DNS-rebinding guard)",
                     {"host": headers["host"][:200]})
-                return error.http_status, error.to_dict()
+                return refused.http_status, refused.to_dict()
         if key_ok or (method in SAFE_METHODS and not self.guard_every_method):
             return None
         origin = headers.get("origin")
