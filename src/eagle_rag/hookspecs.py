@@ -9,7 +9,7 @@ Every hook receives ``ctx``, a :class:`eagle_rag.context.HookContext`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -96,6 +96,18 @@ def eagle_warm_up(ctx: HookContext) -> list[str] | None:
     Return what was loaded, one short name each (``"cross-encoder medcpt-rerank"``), or None when the
     plugin has nothing to load (e.g. ``ctx.namespace`` is not its own).
     All non-None results are collected.
+    """
+
+
+@hookspec
+def eagle_filter_vocabulary(ctx: HookContext) -> Mapping[str, Mapping[str, str]] | None:
+    """The names people use for the section and document-type values the plugin's chunks carry:
+    ``{"sections": {name: stored value}, "doc_types": {name: stored value}}``, e.g.
+    ``{"sections": {"Dosage and Administration": "dosage"}, "doc_types": {"label": "drug_label"}}``.
+
+    Return None when the plugin labels neither. All non-None results are collected: the core folds
+    every name (case, punctuation, singular and plural), lets a filter value match every name of its
+    stored value and lists the stored values as the filters' valid values (:mod:`eagle_rag.filter_names`).
     """
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from eagle_rag import service
+from eagle_rag import filter_names, service
 from eagle_rag.mcp_tools import McpTool
 from eagle_rag.types import SearchMode, SearchRequest, SearchResponse
 
@@ -20,8 +20,9 @@ LIST_FILTERS = {
     "tags": "only documents carrying one of these tags",
     "source_types": "only chunks of these source types (e.g. markdown, jsonl, pdf)",
     "chunk_types": "only chunks of these chunk types",
-    "sections": "only chunks of these sections (metadata section, e.g. 'Dosage and Administration')",
-    "doc_types": "only documents of these types (e.g. label, abstract, trial)",
+    "sections": "only chunks of these sections (metadata section; any case, singular or plural, display names "
+                "such as 'Dosage and Administration' too)",
+    "doc_types": "only documents of these types (metadata doc_type; any case, singular or plural)",
 }
 """The list filters of :class:`~eagle_rag.types.SearchRequest` a search tool takes, with their help."""
 
@@ -64,12 +65,20 @@ def format_search(response: SearchResponse, text_chars: int, max_top_k: int) -> 
             "total_relation": response.total_relation.value, "offset": response.offset,
             "exhaustive": response.exhaustive,
             "empty_reason": response.empty_reason, "excluded_by_filter": dict(response.excluded_by_filter),
+            **({"filter_values": dict(response.filter_values)} if response.filter_values else {}),
             "warnings": list(response.warnings), "guidance": guidance(response, max_top_k)}
+
+
+def known_values(words: filter_names.FilterVocabulary, name: str) -> str:
+    """``; valid values: a, b, ...`` for a filter whose values the plugins name, else ``""``."""
+    known = words.values(name) if name in filter_names.FIELDS else ()
+    return f"; valid values: {', '.join(known)} (or a value of your records' own metadata)" if known else ""
 
 
 def search_schema(engine: Engine) -> dict[str, Any]:
     """The JSON schema of ``core_search``'s arguments, with the limits of ``engine.settings``."""
     mcp, limits = engine.settings.mcp, engine.settings.search
+    words = filter_names.vocabulary(engine)
     values = {"type": "array", "maxItems": limits.max_filter_values, "uniqueItems": True,
               "items": {"type": "string", "minLength": 1, "maxLength": 256}}
     kb_name = {"type": "string", "pattern": KB_NAME_PATTERN}
@@ -83,7 +92,8 @@ def search_schema(engine: Engine) -> dict[str, Any]:
                                 "(hybrid, then the rerankers: slower, best order)"},
         "kb_name": {**kb_name, "description": "restrict to one knowledge base"},
         "kb_names": {**values, "items": kb_name, "description": "restrict to these knowledge bases"},
-        **{name: {**values, "description": help_text} for name, help_text in LIST_FILTERS.items()},
+        **{name: {**values, "description": help_text + known_values(words, name)}
+           for name, help_text in LIST_FILTERS.items()},
         "published_from": {"type": "string", "pattern": DATE_PATTERN,
                            "description": "only documents published on or after this date (YYYY[-MM[-DD]])"},
         "published_to": {"type": "string", "pattern": DATE_PATTERN,

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from eagle_rag import index_health
+from eagle_rag import filter_names, index_health
 from eagle_rag.context import HookContext
 from eagle_rag.errors import AmbiguousDocument, InvalidRequest, NotFound
 from eagle_rag.ingest.chunker import chunk_version, content_version
@@ -302,17 +302,17 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     ``total_relation`` is ``gte`` when a candidate list was cut at its depth.
     """
     started = time.perf_counter()
-    request = scoped(engine, validate_request(engine, request))
+    request = filter_names.expanded(engine, scoped(engine, validate_request(engine, request)))
     ctx = engine.request_context(request.namespace)
     flt = _filter_for(engine, request)
     if engine.registry.count(status=DocumentStatus.COMPLETE) == 0:
         return SearchResponse(request.query, (), 0, True, request.mode, empty_reason="the index is empty: "
                               "ingest documents first", offset=request.offset)
     if flt is None:
-        excluded = _excluded_by_filters(engine, request)
+        excluded, values = _excluded_by_filters(engine, request)
         reason = "no document carries the requested tags" if excluded else "no indexed text matched the query"
         return SearchResponse(request.query, (), 0, True, request.mode, empty_reason=reason,
-                              excluded_by_filter=excluded, offset=request.offset)
+                              excluded_by_filter=excluded, offset=request.offset, filter_values=values)
     depth = max(request.offset + request.top_k, engine.settings.search.retrieval_window)
     window = dataclasses.replace(request, top_k=depth, offset=0)
     result, visible = _retrieve_visible(engine, ctx, window, flt)
@@ -331,17 +331,19 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
         return SearchResponse(request.query, hits, len(nodes), exhaustive, request.mode, route=route,
                               timings_ms=timings, total_relation=relation, offset=request.offset,
                               dropped=dropped, warnings=tuple(ctx.warnings))
-    excluded = {} if request.offset and nodes else _excluded_by_filters(engine, request)
+    excluded, values = ({}, {}) if request.offset and nodes else _excluded_by_filters(engine, request)
     if request.offset and nodes:
         at_least = "at least " if relation is TotalRelation.GTE else ""
         reason = f"the query has {at_least}{len(nodes)} hits; offset {request.offset} is past the last one"
     elif excluded:
-        reason = "no document within the filters matched the query"
+        reason = "no document within the filters matched the query" + "".join(
+            f"; the {name} of the documents it matches: {', '.join(found) or 'none'}" for name, found in values.items())
     else:
         reason = "no indexed text matched the query"
     return SearchResponse(request.query, (), len(nodes), exhaustive, request.mode, empty_reason=reason,
                           excluded_by_filter=excluded, route=route, timings_ms=timings, total_relation=relation,
-                          offset=request.offset, dropped=dropped, warnings=tuple(ctx.warnings))
+                          offset=request.offset, dropped=dropped, warnings=tuple(ctx.warnings),
+                          filter_values=values)
 
 
 def _maybe_more(engine: Engine, query: str, record: RetrievalTally) -> bool:
@@ -359,14 +361,18 @@ def _asked_filters(request: SearchRequest) -> list[str]:
             if (request.published_from or request.published_to if name == "published" else getattr(request, name))]
 
 
-def _excluded_by_filters(engine: Engine, request: SearchRequest) -> dict[str, int]:
+def _excluded_by_filters(engine: Engine, request: SearchRequest) -> tuple[dict[str, int], dict[str, list[str]]]:
     """How many of the documents that the query matches each filter excludes on its own (the query is
     run again without filters): the kb, document and tag filters among every match, the chunk-attribute
     filters among the matches inside the kb, document and tag filters. Only filters that exclude one
-    or more are named, so an empty answer blames a filter only when it removed what the query matches."""
+    or more are named, so an empty answer blames a filter only when it removed what the query matches.
+
+    Also returns, for a section or document-type filter that excluded some, the values of that
+    attribute the matches inside the kb, document and tag filters carry (what the filter could ask).
+    """
     asked = _asked_filters(request)
     if not asked:
-        return {}
+        return {}, {}
     loose = dataclasses.replace(request, kb_names=(), document_ids=(), tags=(), source_types=(), chunk_types=(),
                                 sections=(), doc_types=(), published_from=None, published_to=None, offset=0,
                                 top_k=engine.settings.search.max_window)
@@ -376,6 +382,7 @@ def _excluded_by_filters(engine: Engine, request: SearchRequest) -> dict[str, in
     check = metadata_filter(request) or MetadataFilter()
     failing: dict[str, set[str]] = {name: set() for name in asked}
     passing: dict[str, set[str]] = {name: set() for name in asked}
+    inside: list[NodeWithScore] = []
     for n in nodes:
         chunk = n.node
         outside = {name for name, out in (("kb_names", chunk.kb_name not in request.kb_names),
@@ -383,6 +390,7 @@ def _excluded_by_filters(engine: Engine, request: SearchRequest) -> dict[str, in
                                           ("tags", chunk.document_id not in tagged)) if getattr(request, name) and out}
         fails = set(outside)
         if not outside:
+            inside.append(n)
             fails.update(check.failing(chunk))
             if request.chunk_types and chunk.chunk_type not in request.chunk_types:
                 fails.add("chunk_types")
@@ -392,7 +400,8 @@ def _excluded_by_filters(engine: Engine, request: SearchRequest) -> dict[str, in
             elif name in FILTER_FIELDS[:3] or not outside:
                 passing[name].add(chunk.document_id)
     counts = {name: len(failing[name] - passing[name]) for name in asked}
-    return {name: count for name, count in counts.items() if count}
+    excluded = {name: count for name, count in counts.items() if count}
+    return excluded, filter_names.present_values(inside, excluded)
 
 
 def search_many(engine: Engine, requests: Sequence[SearchRequest]) -> list[SearchResponse]:

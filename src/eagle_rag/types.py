@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -213,9 +213,9 @@ def ranked(nodes: list[NodeWithScore], stage: str) -> list[NodeWithScore]:
 
 
 SECTION_KEYS = ("section", "biomed_section")
-"""Chunk metadata keys read by the ``sections`` filter (the first present wins)."""
+"""Chunk metadata keys read by the ``sections`` filter (a chunk passes when one of them matches)."""
 DOC_TYPE_KEYS = ("doc_type", "biomed_doc_type")
-"""Chunk metadata keys read by the ``doc_types`` filter (the first present wins)."""
+"""Chunk metadata keys read by the ``doc_types`` filter (a chunk passes when one of them matches)."""
 PUBLISHED_KEYS = ("published", "publication_date", "pub_date", "date", "year")
 """Chunk metadata keys read as the publication date (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` first)."""
 _DATE = re.compile(r"(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?")
@@ -225,6 +225,21 @@ def leading_date(value: object) -> str | None:
     """The ``YYYY[-MM[-DD]]`` a value starts with (``"2019-06-01T..."`` -> ``"2019-06-01"``), else None."""
     match = _DATE.match(str(value).strip()) if value not in (None, "") else None
     return match.group(0) if match else None
+
+
+_NOT_WORD = re.compile(r"[^0-9a-z]+")
+
+
+def filter_fold(value: str) -> str:
+    """The form in which section and document-type filter values compare: case-folded, ``&`` read as
+    ``and``, every run of other characters one space (``"Dosage & Administration"`` ->
+    ``"dosage and administration"``, ``"drug_label"`` -> ``"drug label"``)."""
+    return " ".join(_NOT_WORD.sub(" ", value.casefold().replace("&", " and ")).split())
+
+
+def attribute_values(metadata: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The values a chunk carries under ``keys`` (e.g. :data:`SECTION_KEYS`), in key order, unique."""
+    return tuple(dict.fromkeys(str(metadata[k]) for k in keys if metadata.get(k) not in (None, "")))
 
 
 def _first(metadata: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
@@ -246,8 +261,10 @@ def _date_within(date: str, low: str | None, high: str | None) -> bool:
 class MetadataFilter:
     """Filters on chunk attributes that the stores cannot all index; values compare case-insensitively.
 
-    Empty tuples and None mean "no restriction". A hit passes when it passes every filter given;
-    with a date bound, a chunk without a publication date (:data:`PUBLISHED_KEYS`) does not pass.
+    Empty tuples and None mean "no restriction". A hit passes when it passes every filter given; a
+    section or document type passes when one of the chunk's values (:data:`SECTION_KEYS`,
+    :data:`DOC_TYPE_KEYS`) equals a wanted one after :func:`filter_fold`; with a date bound, a chunk
+    without a publication date (:data:`PUBLISHED_KEYS`) does not pass.
     """
 
     source_types: tuple[str, ...] = ()
@@ -266,9 +283,9 @@ class MetadataFilter:
         out: list[str] = []
         if self.source_types and chunk.source_type.casefold() not in _folded(self.source_types):
             out.append("source_types")
-        if self.sections and (_first(chunk.metadata, SECTION_KEYS) or "").casefold() not in _folded(self.sections):
+        if self.sections and not _any_in(attribute_values(chunk.metadata, SECTION_KEYS), self.sections):
             out.append("sections")
-        if self.doc_types and (_first(chunk.metadata, DOC_TYPE_KEYS) or "").casefold() not in _folded(self.doc_types):
+        if self.doc_types and not _any_in(attribute_values(chunk.metadata, DOC_TYPE_KEYS), self.doc_types):
             out.append("doc_types")
         if self.published_from or self.published_to:
             date = leading_date(_first(chunk.metadata, PUBLISHED_KEYS))
@@ -282,6 +299,12 @@ class MetadataFilter:
 
 def _folded(values: tuple[str, ...]) -> frozenset[str]:
     return frozenset(v.casefold() for v in values)
+
+
+def _any_in(values: tuple[str, ...], wanted: tuple[str, ...]) -> bool:
+    """Whether one of ``values`` equals one of ``wanted`` once both are :func:`filter_fold`-ed."""
+    folded = {filter_fold(w) for w in wanted}
+    return any(filter_fold(v) in folded for v in values)
 
 
 # --------------------------------------------------------------------------- classification
@@ -423,7 +446,9 @@ class SearchResponse:
     lies beyond this page. ``dropped`` says how many candidates were left out and why
     (``semantic_floor``: semantic-only hits under the cosine floor; ``filters``: chunks the
     metadata filters removed). ``warnings`` says how the answer was degraded (a plugin stage that
-    failed and was skipped), empty when nothing went wrong.
+    failed and was skipped), empty when nothing went wrong. ``filter_values``: when a section or
+    document-type filter emptied the list, the values of that attribute that the documents matching
+    the query carry (``{"sections": ["adverse_reactions", "dosage"]}``).
     """
 
     query: str
@@ -439,6 +464,7 @@ class SearchResponse:
     offset: int = 0
     dropped: Mapping[str, int] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    filter_values: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -453,4 +479,5 @@ class SearchResponse:
                    route=dict(data.get("route") or {}), timings_ms=dict(data.get("timings_ms") or {}),
                    total_relation=TotalRelation(data.get("total_relation", "eq")),
                    offset=int(data.get("offset", 0)), dropped=dict(data.get("dropped") or {}),
-                   warnings=tuple(data.get("warnings") or ()))
+                   warnings=tuple(data.get("warnings") or ()),
+                   filter_values={k: list(v) for k, v in (data.get("filter_values") or {}).items()})

@@ -11,6 +11,7 @@
 * Query hooks: :mod:`eagle_rag_biomed.hooks.query` (assemble, classify, dense expand, Tier-1,
   supplement, injection, Tier-2) and the ``eagle-rag eval biomed`` command (:mod:`eagle_rag_biomed.hooks.cli`).
 * ``eagle_warm_up``: :mod:`eagle_rag_biomed.hooks.warm_up` (ontology matcher, Tier-2 models).
+* ``eagle_filter_vocabulary``: the names of its sections and document types (``label`` -> ``drug_label``).
 * HTTP routes: :mod:`eagle_rag_biomed.hooks.api` (``POST /biomed/compounds``, ``GET /biomed/entities/{name}``).
 * MCP tools: :mod:`eagle_rag_biomed.hooks.mcp` (``biomed_query_entities``, ``biomed_retrieve_compounds``).
 
@@ -49,10 +50,18 @@ from eagle_rag_biomed.hooks.query import (  # noqa: F401 - hook implementations 
     biomed_rrf_post_merge,
 )
 from eagle_rag_biomed.hooks.warm_up import eagle_warm_up  # noqa: F401 - models loaded at serve start
+from eagle_rag_biomed.ingest.sections import filter_vocabulary
 from eagle_rag_biomed.names import register_collections
 from eagle_rag_biomed.options import BiomedOptions, biomed_options
 
 OPTIONS_KEY = "biomed_options"
+
+
+@hookimpl
+def eagle_filter_vocabulary() -> dict[str, dict[str, str]]:
+    """The names of the sections and document types this plugin labels (``Dosage and Administration``
+    -> ``dosage``, ``label`` -> ``drug_label``): :func:`eagle_rag_biomed.ingest.sections.filter_vocabulary`."""
+    return filter_vocabulary()
 
 
 @hookimpl

@@ -103,10 +103,14 @@ class SearchBody(BaseModel):
                                            description="keep chunks of these chunk types")
     sections: list[FilterValue] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
                                         description="keep chunks of these sections (metadata section or "
-                                                    "biomed_section, e.g. dosage, adverse_reactions)")
+                                                    "biomed_section, e.g. dosage, adverse_reactions; display "
+                                                    "names, any case, singular or plural: 'Dosage and "
+                                                    "Administration'; docs/api.md lists the biomed values)")
     doc_types: list[FilterValue] = Field(default_factory=list, max_length=MAX_FILTER_VALUES,
                                          description="keep chunks of these document types (metadata doc_type or "
-                                                     "biomed_doc_type)")
+                                                     "biomed_doc_type: compound, drug_label (label), patent, "
+                                                     "research (abstract, article), other; any case, singular "
+                                                     "or plural)")
     published_from: DateBound | None = Field(None, description="keep documents published on or after this "
                                                                "date (YYYY, YYYY-MM or YYYY-MM-DD)")
     published_to: DateBound | None = Field(None, description="keep documents published on or before this date")
@@ -168,6 +172,9 @@ class SearchResponseModel(BaseModel):
                                              "excludes on its own (only filters that exclude some)")
     route: dict[str, Any] = Field(default_factory=dict, description="collections searched and why")
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    filter_values: dict[str, list[str]] = Field(
+        default_factory=dict, description="when a section or document-type filter emptied the list: the values "
+                                          "of that attribute the documents matching the query carry")
     dropped: dict[str, int] = Field(default_factory=dict, description="candidates left out and why: "
                                     "semantic_floor (semantic-only hits under the cosine floor), filters "
                                     "(chunks the metadata filters removed)")

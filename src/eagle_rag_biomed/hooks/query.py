@@ -93,7 +93,7 @@ def biomed_classify_query(ctx: HookContext, request: SearchRequest, query: str) 
         recall_top_k=options.collection_recall_top_k, count=collection_counts(services.vectors),
         general_text_weight=options.general_text_weight)
     decision = classifier.route(query, ctx.namespace, has_image=request.has_image, route_mode=request.mode.value,
-                                analysis=analysis)
+                                analysis=analysis, doc_types=request.doc_types)
     if decision is None:
         return None
     decision, added = apply_scope_aware_union(decision, request, services.encoders, services.vectors,

@@ -20,6 +20,17 @@ from eagle_rag_biomed.parsers.spl_sections import LOINC_SECTIONS
 BODY = "body"
 DOC_TYPES = ("compound", "drug_label", "patent", "research", "other")
 IMRAD = frozenset({"introduction", "methods", "results", "discussion", "conclusion"})
+STRUCTURE_KEYS = ("smiles", "canonical_smiles", "inchi")
+"""Metadata keys whose value makes a document a compound card."""
+DOC_TYPE_NAMES: dict[str, tuple[str, ...]] = {
+    "compound": ("molecule", "chemical", "structure", "compound card"),
+    "drug_label": ("label", "drug label", "prescribing information", "package insert", "spl"),
+    "research": ("abstract", "article", "paper", "research article", "publication", "literature", "pubmed",
+                 "study", "studies"),
+    "patent": (),
+    "other": (),
+}
+"""The names people use for each document type (plurals are folded by the core)."""
 
 
 def _table(groups: Mapping[str, Iterable[str]]) -> dict[str, str]:
@@ -132,13 +143,16 @@ def detect_doc_type(metadata: Mapping[str, Any], source_type: str, source_uri: s
                     text_head: str) -> str:
     """compound / drug_label / patent / research / other, from what the parser said, then names and text.
 
-    Order: the parser's ``doc_type``; the source type; file-name tokens (``compound_``, ``label_``,
+    Order: the parser's ``doc_type``; a structure in the metadata (``smiles``, ``inchi``: a compound
+    card, e.g. a JSONL record); the source type; file-name tokens (``compound_``, ``label_``,
     ``patent``); label or patent phrases in the text (``prescribing information``, ``what is claimed``);
     a claims section; IMRaD sections or an abstract; two distinct research phrases; else ``other``.
     """
     declared = str(metadata.get("doc_type") or "")
     if declared in DOC_TYPES:
         return declared
+    if any(metadata.get(key) for key in STRUCTURE_KEYS):
+        return "compound"
     if source_type in _SOURCE_TYPES:
         return _SOURCE_TYPES[source_type]
     name = PurePath(source_uri.split("#", 1)[0]).name.lower()
@@ -154,3 +168,11 @@ def detect_doc_type(metadata: Mapping[str, Any], source_type: str, source_uri: s
         return "research"
     cues = {m.group(0).lower() for m in _RESEARCH.finditer(text_head)}
     return "research" if len(cues) >= 2 else "other"
+
+
+def filter_vocabulary() -> dict[str, dict[str, str]]:
+    """The names of the section and document-type values this plugin writes (``eagle_filter_vocabulary``):
+    every heading alias of a canonical section and the common names of each document type."""
+    sections = {**_LOINC, **LABEL_ALIASES, **SECTION_ALIASES, BODY: BODY}
+    doc_types = {alias: canonical for canonical, aliases in DOC_TYPE_NAMES.items() for alias in (canonical, *aliases)}
+    return {"sections": sections, "doc_types": doc_types}

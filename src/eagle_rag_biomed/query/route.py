@@ -14,7 +14,7 @@
    ``chemical_text``), because such a query is as often a literature question ("CCL19 is a ligand
    for CCR7") as a compound lookup;
 6. drugs named (or an entity with related drugs), not chemical, chemical not suppressed ->
-   ``eagle_chemical`` too;
+   ``eagle_chemical`` too, as for a ``doc_types`` filter that asks for compounds;
 7. radiology keywords -> ``eagle_medical_radiology``; 8. pathology keywords ->
    ``eagle_medical_pathology``; 9. visual mode / ``has_image`` / combination with drugs -> core
    ``eagle_visual``; 10. ``exploratory_search_collections``;
@@ -47,6 +47,7 @@ from eagle_rag.plugin_api import (
     QueryRouteDecision,
     cjk_ratio,
 )
+from eagle_rag_biomed.ingest.sections import normalize_heading
 from eagle_rag_biomed.names import NAMESPACE, PLUGIN_NAME, Collection, EncoderLabel
 from eagle_rag_biomed.query.analysis import QueryAnalysis, analyze_query
 from eagle_rag_biomed.query.intent import Workflow
@@ -63,6 +64,10 @@ _PATHOLOGY_RE = re.compile(r"(?:\bh&e\b|\bhematoxylin|\bhaematoxylin|\bbiops(?:y
                            r"\bimmunohistochem\w*|\bhistolog\w*|\bhistopatholog\w*|\bpathology\s+slides?\b|"
                            r"\bwhole[- ]slide\b)", re.I)
 CountFn = Callable[[str], int]
+
+
+COMPOUND_FILTER = "doc_type_compound"
+"""The reason of the ``eagle_chemical`` plan of a request whose ``doc_types`` filter asks for compounds."""
 
 
 @dataclass
@@ -106,10 +111,11 @@ class BiomedQueryRouteClassifier:
         self.count: CountFn = count or (lambda _collection: 0)
 
     def route(self, query: str, plugin_namespace: str, has_image: bool = False, route_mode: str = "hybrid",
-              analysis: QueryAnalysis | None = None) -> QueryRouteDecision | None:
+              analysis: QueryAnalysis | None = None, doc_types: tuple[str, ...] = ()) -> QueryRouteDecision | None:
         """The plans for ``query``; None outside the biomed namespace or when no plan can be made.
 
-        ``analysis`` is the request's analysis of ``query`` (computed here when not given).
+        ``analysis`` is the request's analysis of ``query`` (computed here when not given); ``doc_types``
+        the request's document-type filter (a filter that asks for compounds searches ``eagle_chemical``).
         """
         if plugin_namespace != NAMESPACE:
             return None
@@ -130,6 +136,8 @@ class BiomedQueryRouteClassifier:
                 plans.add(Collection.CORE_TEXT, "general_text_present", weight=self.general_text_weight)
         if ratio >= MIXED_QUERY_MIN_CJK:
             plans.add(MULTILINGUAL_COLLECTION, "cjk_script")
+        if {normalize_heading(t) for t in doc_types} & {"compound", "compounds"}:
+            plans.add(Collection.CHEMICAL, COMPOUND_FILTER)
         related = any(m.entity.related_drugs for m in entities)
         if (drugs or related) and not chemical_task and Collection.CHEMICAL not in intent.suppress_collections:
             plans.add(Collection.CHEMICAL, "drug_entities" if drugs else "entity_related_drugs")

@@ -13,7 +13,8 @@ pubmedbert, ``eagle_chemical`` -> molformer) and abstains (None) for any other c
    is the plain sort) the cosine rank is fused with the incoming rank by RRF (k = ``router.rrf_k``)
    instead of replacing it.
 
-The chemical plan of a non-chemical query (added by the router because the query names drugs) keeps
+The chemical plan of a non-chemical query (added by the router because the query names drugs, not
+because its ``doc_types`` filter asks for compounds) keeps
 only the compounds of those drugs (:func:`compounds_of_named_drugs`): other compounds would enter the
 merged ranking at the top ranks of their own list.
 
@@ -41,6 +42,7 @@ from eagle_rag_biomed.names import PLUGIN_NAME, Collection, EncoderLabel
 from eagle_rag_biomed.options import biomed_options
 from eagle_rag_biomed.query.analysis import QueryAnalysis
 from eagle_rag_biomed.query.intent import Workflow
+from eagle_rag_biomed.query.route import COMPOUND_FILTER
 from eagle_rag_biomed.rerank.signals import (
     TEXT_WINDOW,
     entity_boost_score,
@@ -170,7 +172,8 @@ def biomed_rerank(ctx: HookContext, analysis: QueryAnalysis, plan: CollectionQue
     if encoder is None or not nodes:
         return None
     opts = biomed_options(ctx.settings).tier1
-    if plan.collection == Collection.CHEMICAL and analysis.workflow is not Workflow.CHEMICAL:
+    if (plan.collection == Collection.CHEMICAL and analysis.workflow is not Workflow.CHEMICAL
+            and plan.reason != COMPOUND_FILTER):  # a filter that asks for compounds keeps every one
         return compounds_of_named_drugs(ctx, analysis, plan, nodes)
     pool, rest = list(nodes[: opts.pool]), list(nodes[opts.pool:])
     demoted: list[NodeWithScore] = []
