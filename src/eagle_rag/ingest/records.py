@@ -22,6 +22,8 @@ from eagle_rag.types import ParsedDocument, Section, public_document_id
 MAX_METADATA_DEPTH = 32
 _ID_OK = re.compile(r"^[A-Za-z0-9_.:\-]{1,64}$")
 _TEXT_FIELDS = ("title", "text", "body", "abstract")
+RECORD_KEYS = frozenset({"_id", "id", *_TEXT_FIELDS, "tags", "metadata"})
+"""The fields of a record read as its id, text, tags and metadata; the others become metadata."""
 
 
 @dataclass(frozen=True)
@@ -131,8 +133,9 @@ def raw_record_id(obj: Any) -> str | None:
 
 def record_document(obj: Any, kb_name: str, source_type: str, source_uri: str) -> ParsedDocument:
     """The document of one decoded record (``_id``/``id``, ``title``, ``text``/``body``/``abstract``,
-    ``tags``, ``metadata``). Raises :class:`RecordError` with the reason for a record that has no
-    usable id, no text, or a field of the wrong type."""
+    ``tags``, ``metadata``; every other top-level field, such as ``"doc_type": "trial"`` or ``"year":
+    2020``, joins the metadata, where the filters read it). Raises :class:`RecordError` with the reason
+    for a record that has no usable id, no text, or a field of the wrong type."""
     if not isinstance(obj, dict):
         raise RecordError(f"expected a JSON object, got {json_type(obj)}")
     raw_id = obj.get("_id", obj.get("id"))
@@ -159,6 +162,8 @@ def record_document(obj: Any, kb_name: str, source_type: str, source_uri: str) -
     metadata = obj.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise RecordError(f"'metadata' must be an object, got {json_type(metadata)}", rid)
+    fields = {k: v for k, v in obj.items() if k not in RECORD_KEYS and v is not None}
+    metadata = {**fields, **metadata}  # a key the record's "metadata" names too keeps that value
     if _depth(metadata) > MAX_METADATA_DEPTH:  # the stores serialise it again, deeper in the stack
         raise RecordError(f"'metadata' is nested deeper than {MAX_METADATA_DEPTH} levels", rid)
     text = f"{title}\n{body}" if title and body else (title or body)

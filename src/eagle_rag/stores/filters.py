@@ -9,6 +9,7 @@ therefore escaped, never concatenated raw, and a hostile value can only ever mat
 
 from __future__ import annotations
 
+import calendar
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -106,7 +107,8 @@ def _in_clause(field: str, values: Iterable[str], max_len: int) -> str:
 
 
 def validate_date_bound(value: str) -> str:
-    """Return a date bound (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, month 01-12, day 01-31) unchanged.
+    """Return a date bound (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, a month 01-12 and a day that month
+    has: ``2020-02-30`` is refused, ``2020-02-29`` is not) unchanged.
 
     Raises:
         InvalidFilterError: for anything else.
@@ -116,8 +118,11 @@ def validate_date_bound(value: str) -> str:
     parts = value.split("-")
     if len(parts) > 1 and not 1 <= int(parts[1]) <= 12:
         raise InvalidFilterError(f"invalid date {value!r}: month {parts[1]} is not 01-12")
-    if len(parts) > 2 and not 1 <= int(parts[2]) <= 31:
-        raise InvalidFilterError(f"invalid date {value!r}: day {parts[2]} is not 01-31")
+    if len(parts) > 2:
+        last = calendar.monthrange(int(parts[0]), int(parts[1]))[1]
+        if not 1 <= int(parts[2]) <= last:
+            raise InvalidFilterError(f"invalid date {value!r}: day {parts[2]} is not 01-{last} "
+                                     f"({calendar.month_name[int(parts[1])]} {parts[0]} has {last} days)")
     return value
 
 
