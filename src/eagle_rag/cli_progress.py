@@ -4,10 +4,12 @@ On a terminal it is a rich progress bar. When stderr is not a terminal (a log fi
 bar renders nothing useful, so a plain line goes to stderr instead, every
 ``EAGLE_RAG_PROGRESS_SECONDS`` seconds (default :data:`PLAIN_EVERY_S`), the first one once that
 time has passed, and a last one at the end when any was written. A line is written on time even
-while the count stands still (an ingest embeds a batch of records it has read), so a quiet log
-always means a short command::
+while the count stands still, so a quiet log always means a short command; a stage of the work
+that counts something else (an ingest embeds the chunks of a batch of records it has read) adds
+its own count to the line (:meth:`CommandProgress.stage`)::
 
     ingest: 1200/5183 documents, 41 s
+    ingest: 74 records, embedding 120/380 chunks, 15 s
 
 ``EAGLE_RAG_PROGRESS=1`` forces the bar, ``EAGLE_RAG_PROGRESS=0`` switches progress off.
 """
@@ -18,6 +20,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from types import TracebackType
 from typing import TextIO
 
@@ -59,6 +62,7 @@ class CommandProgress:
         self._task: TaskID | None = None
         self._started = self._last = time.monotonic()
         self._done = 0
+        self._stage = ""
         self._lines = 0
         self._written = -1
         self._lock = threading.Lock()
@@ -97,10 +101,24 @@ class CommandProgress:
     def advance(self, step: int = 1) -> None:
         self.update(self._done + step)
 
+    def stage(self, name: str, unit: str) -> Callable[[int, int | None], None]:
+        """A ``(done, total)`` callback for a stage that counts ``unit`` while the main count stands
+        (``embedding``, ``chunks``): the line and the bar then say ``embedding 120/380 chunks``."""
+        def update(done: int, total: int | None = None) -> None:
+            self._stage = f"{name} {done}/{total} {unit}" if total else f"{name} {done} {unit}"
+            if self.bar is not None and self._task is not None:
+                self.bar.update(self._task, description=f"{self.label} ({self.unit}), {self._stage}")
+            elif self.plain and time.monotonic() - self._last >= self.every_s:
+                with self._lock:
+                    self._write()
+
+        return update
+
     def line(self) -> str:
-        """The plain line: ``LABEL: DONE[/TOTAL] UNIT, SECONDS s``."""
+        """The plain line: ``LABEL: DONE[/TOTAL] UNIT[, STAGE], SECONDS s``."""
         count = f"{self._done}/{self.total}" if self.total is not None else str(self._done)
-        return f"{self.label}: {count} {self.unit}, {time.monotonic() - self._started:.0f} s"
+        stage = f", {self._stage}" if self._stage else ""
+        return f"{self.label}: {count} {self.unit}{stage}, {time.monotonic() - self._started:.0f} s"
 
     def _write(self) -> None:
         self.stream.write(self.line() + "\n")

@@ -89,8 +89,13 @@ class Engine:
     def ingest(self, paths: Sequence[Path | str], kb_name: str = "default",
                progress: ProgressFn | None = None, *, dry_run: bool = False,
                max_errors: int | None = None, skip_missing: bool = False,
-               executor: Executor | str = Executor.LOCAL, ray: RayOptions | None = None) -> IngestReport:
+               executor: Executor | str = Executor.LOCAL, ray: RayOptions | None = None,
+               embed_progress: ProgressFn | None = None) -> IngestReport:
         """Ingest files and folders record by record; see :mod:`eagle_rag.ingest.orchestrator`.
+
+        ``progress`` is called with (records read, None); ``embed_progress`` (local executor) with (chunks
+        embedded, chunks of the batch) while a batch of records is embedded, so a caller can show the
+        ingest moving while it embeds what it has read.
 
         ``dry_run`` parses and validates only (nothing is written); ``max_errors`` overrides
         ``ingest.max_record_errors``, the bad records a file may have before it stops.
@@ -123,8 +128,8 @@ class Engine:
                 report = ray_ingest(self, given, kb_name, progress, dry_run=dry_run, max_errors=max_errors,
                                     options=ray)
             else:
-                report = self.ingestor.ingest_paths(ctx, given, kb_name, progress,
-                                                    dry_run=dry_run, max_errors=max_errors)
+                report = self.ingestor.ingest_paths(ctx, given, kb_name, progress, dry_run=dry_run,
+                                                    max_errors=max_errors, embed_progress=embed_progress)
         if report.chunks:
             self.flush()
         return report

@@ -8,6 +8,7 @@ The commands run in a subprocess, as a user runs them, with the deterministic en
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 import time
@@ -170,6 +171,21 @@ def test_plain_progress_lines():
     with CommandProgress("ingest", "records", stream=slow, every_s=3600) as progress:
         progress.update(10)
     assert slow.getvalue() == ""  # nothing before the first interval, so no last line either
+
+
+def test_ingest_progress_counts_the_chunks_embedded_while_the_records_stand(tmp_path):
+    """A folder's records are read at once, then embedded for long (the biomed demo stood at ``1 records``
+    for 25 s): the line says how many chunks of the batch are embedded, and that count moves."""
+    from eagle_rag.demo import sample_dir
+
+    result = eagle(tmp_path, "ingest", str(sample_dir() / "labels"), "--kb", "k", EAGLE_RAG_PROGRESS_SECONDS="0",
+                   EAGLE_RAG_ENCODERS__BATCH_SIZE="16")
+    assert result.returncode == 0, result.stdout + result.stderr
+    stages = [(int(done), int(total)) for done, total in re.findall(r"embedding (\d+)/(\d+) chunks", result.stderr)]
+    done = [d for d, _ in stages]
+    assert len(set(done)) >= 3 and done == sorted(done), result.stderr
+    assert done[-1] == stages[-1][1]  # every chunk of the batch embedded
+    assert "ingest: 19 records, embedding " in result.stderr  # the 19 labels, read before the embedding
 
 
 def test_plain_progress_writes_on_time_while_the_count_stands_still():

@@ -130,6 +130,8 @@ class _Run:
     progress: ProgressFn | None
     pending: list[_Pending] = field(default_factory=list)
     records: int = 0
+    embed_progress: ProgressFn | None = None
+    """Called with (chunks of the batch embedded, chunks of the batch) while a batch is embedded."""
 
     def tick(self, force: bool = False) -> None:
         if self.progress and (force or self.records == 1 or self.records % PROGRESS_EVERY == 0):
@@ -210,16 +212,18 @@ class IngestOrchestrator:
 
     def ingest_paths(self, ctx: HookContext, paths: Sequence[Path], kb_name: str = "default",
                      progress: ProgressFn | None = None, *, dry_run: bool = False,
-                     max_errors: int | None = None) -> IngestReport:
+                     max_errors: int | None = None, embed_progress: ProgressFn | None = None) -> IngestReport:
         """Ingest files and folders (recursively). Returns what happened, failures included.
 
         ``max_errors`` overrides ``ingest.max_record_errors``; ``dry_run`` writes nothing.
+        ``progress`` gets the records read; ``embed_progress`` (chunks embedded, chunks of the batch) while a
+        batch is embedded, which is where an ingest spends its time (a batch holds up to 256 records).
 
         Raises:
             StoreUnavailable: when a store cannot be reached (the ingest stops; a re-run resumes it).
         """
         started = time.perf_counter()
-        run = _Run(IngestReport(dry_run=dry_run), progress)
+        run = _Run(IngestReport(dry_run=dry_run), progress, embed_progress=embed_progress)
         report = run.report
         roots = allowed_ingest_roots(ctx.settings.ingest.allowed_roots, ctx.settings.data_path)
         inside: list[Path] = []
@@ -329,7 +333,7 @@ class IngestOrchestrator:
             return
         batch = [p for _, p in prepared]
         try:
-            self.writer.write(ctx, batch, 0, 0, None)
+            self.writer.write(ctx, batch, 0, sum(len(p.items) for p in batch), run.embed_progress)
         except Exception as exc:  # noqa: BLE001 - reported per document, never half-visible
             if is_unavailable(exc):
                 raise settings_unavailable(exc, ctx.settings) from exc
