@@ -17,8 +17,9 @@ from eagle_rag.context import HookContext, Services
 from eagle_rag.encoders.factory import default_registry
 from eagle_rag.encoders.registry import EncoderRegistry
 from eagle_rag.errors import InvalidRequest
+from eagle_rag.ingest.executors import Executor, RayOptions
 from eagle_rag.ingest.orchestrator import IngestOrchestrator, IngestReport, ProgressFn
-from eagle_rag.ingest.ray_executor import Executor, RayOptions, ray_ingest
+from eagle_rag.ingest.ray_executor import ray_ingest
 from eagle_rag.ingest.sources import missing_paths_error
 from eagle_rag.plugin_manager import build_plugin_manager
 from eagle_rag.protocols import LexicalIndex

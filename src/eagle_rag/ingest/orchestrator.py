@@ -59,7 +59,7 @@ from eagle_rag.ingest.sources import (
     iter_source_files,
     read_source,
 )
-from eagle_rag.ingest.writer import BatchWriter, Prepared, collection_names, vector_collections
+from eagle_rag.ingest.writer import BatchWriter, Embedded, Prepared, collection_names, vector_collections
 from eagle_rag.protocols import DocumentRecord, DocumentRegistry
 from eagle_rag.retrieve.safe_hooks import call_hook
 from eagle_rag.stores.availability import is_unavailable, settings_unavailable
@@ -100,6 +100,11 @@ def keyed(doc: ParsedDocument) -> ParsedDocument:
     """``doc`` named by its storage key (kb and id, :func:`eagle_rag.types.document_key`): what every
     store and the registry hold, so the same id in two kbs is two documents."""
     return replace(doc, document_id=document_key(doc.kb_name, doc.document_id))
+
+
+def is_unchanged(old: DocumentRecord | None, digest: str) -> bool:
+    """True when the registry record ``old`` is complete with content hash ``digest``: nothing to write."""
+    return old is not None and old.status is DocumentStatus.COMPLETE and old.content_hash == digest
 
 
 def legacy_record(registry: DocumentRegistry, kb_name: str, key: str) -> DocumentRecord | None:
@@ -155,6 +160,22 @@ def hashed_ids_warning(path: Path, count: int) -> FileFailure:
     return FileFailure(str(path), f"{count} {ids} replaced by h-<hash> document ids (a document id is 1-64 "
                        "letters, digits, '_', '.', ':' or '-'): search hits show the h- id, metadata.record_id "
                        "the original, and get and delete accept either")
+
+
+def source_files(ctx: HookContext, paths: Sequence[Path], report: IngestReport) -> list[Path]:
+    """The files below ``paths`` (folders recursively), each once; a path outside
+    ``ingest.allowed_roots`` or missing is a failure in ``report``."""
+    roots = allowed_ingest_roots(ctx.settings.ingest.allowed_roots, ctx.settings.data_path)
+    inside: list[Path] = []
+    for given in paths:
+        try:
+            check_inside_roots(given, roots)
+            inside.append(given)
+        except IngestError as exc:
+            report.failures.append(FileFailure(str(given), exc.message))
+    files, missing = iter_source_files(inside)
+    report.failures.extend(FileFailure(str(p), NO_SUCH_PATH) for p in missing)
+    return once_each(files)
 
 
 def once_each(files: Sequence[Path]) -> list[Path]:
@@ -225,19 +246,8 @@ class IngestOrchestrator:
         started = time.perf_counter()
         run = _Run(IngestReport(dry_run=dry_run), progress, embed_progress=embed_progress)
         report = run.report
-        roots = allowed_ingest_roots(ctx.settings.ingest.allowed_roots, ctx.settings.data_path)
-        inside: list[Path] = []
-        for given in paths:
-            try:
-                check_inside_roots(given, roots)
-                inside.append(given)
-            except IngestError as exc:
-                report.failures.append(FileFailure(str(given), exc.message))
-        files, missing = iter_source_files(inside)
-        files = once_each(files)
-        report.failures.extend(FileFailure(str(p), NO_SUCH_PATH) for p in missing)
         limit = max_errors if max_errors is not None else ctx.settings.ingest.max_record_errors
-        for path in files:
+        for path in source_files(ctx, paths, report):
             self._ingest_file(ctx, run, path, kb_name, limit)
         self._flush(ctx, run)
         run.tick(force=True)
@@ -245,6 +255,15 @@ class IngestOrchestrator:
         return report
 
     def _ingest_file(self, ctx: HookContext, run: _Run, path: Path, kb_name: str, limit: int | None) -> None:
+        for entry in self.read_file(ctx, run, path, kb_name, limit):
+            run.pending.append(entry)
+            if len(run.pending) >= DOCS_PER_BATCH:
+                self._flush(ctx, run)
+
+    def read_file(self, ctx: HookContext, run: _Run, path: Path, kb_name: str,
+                  limit: int | None) -> Iterator[_Pending]:
+        """The good records of one file, as they are read; its bad records, failures, warnings and
+        counts go to ``run.report`` (the file stops after more than ``limit`` bad records)."""
         report = run.report
         counts = FileCounts(str(path))
         try:
@@ -282,9 +301,7 @@ class IngestOrchestrator:
                         if warning.error not in warned:
                             warned.add(warning.error)
                             report.warnings.append(warning)
-                    run.pending.append(_Pending(item, counts, by_record))
-                    if len(run.pending) >= DOCS_PER_BATCH:
-                        self._flush(ctx, run)
+                    yield _Pending(item, counts, by_record)
         except IngestError as exc:  # the file could not be read (on): the records before it stay
             counts.stopped = exc.message if counts.records else ""
             self._file_failed(ctx, report, path, exc)
@@ -307,33 +324,61 @@ class IngestOrchestrator:
     def _flush(self, ctx: HookContext, run: _Run) -> None:
         """Write the waiting records (unchanged complete ones are skipped); see :mod:`eagle_rag.ingest.writer`."""
         pending, run.pending = run.pending, []
-        report, registry = run.report, ctx.services.registry
+        if run.report.dry_run:
+            for entry in pending:
+                self._validate(ctx, run, entry)
+            return
         prepared: list[tuple[_Pending, Prepared]] = []
         legacy: dict[str, DocumentRecord] = {}
         for entry in pending:
-            if report.dry_run:
-                self._validate(ctx, run, entry)
-                continue
             doc = keyed(entry.record.document)
             entry.record = replace(entry.record, document=doc)  # one live copy per record
-            digest = content_hash(doc)
-            old = registry.get(doc.document_id)
-            if old is not None and old.status is DocumentStatus.COMPLETE and old.content_hash == digest:
-                report.skipped_unchanged += 1
-                entry.counts.skipped += 1
+            admitted = self.admit(ctx, run, entry, content_hash(doc), legacy)
+            if admitted is None:
                 continue
-            if old is None and (earlier := legacy_record(registry, doc.kb_name, doc.document_id)) is not None:
-                legacy[doc.document_id] = earlier
             try:
-                prepared.append((entry, Prepared(doc, digest, old, self._prepare(ctx, doc, content_version(digest)))))
+                admitted.items = self.prepare(ctx, doc, content_version(admitted.digest))
             except IngestError as exc:
                 legacy.pop(doc.document_id, None)
                 run.fail(entry, exc.message)
+                continue
+            prepared.append((entry, admitted))
+        self.write_prepared(ctx, run, prepared, legacy)
+
+    def admit(self, ctx: HookContext, run: _Run, entry: _Pending, digest: str,
+              legacy: dict[str, DocumentRecord]) -> Prepared | None:
+        """The keyed document of ``entry`` with the registry record it replaces (no chunks yet), or
+        None when the registry holds it complete with the same content (counted as unchanged). A
+        record of the same document under its unscoped key goes into ``legacy``."""
+        doc = entry.record.document
+        registry = ctx.services.registry
+        old = registry.get(doc.document_id)
+        if is_unchanged(old, digest):
+            run.report.skipped_unchanged += 1
+            entry.counts.skipped += 1
+            return None
+        if old is None and (earlier := legacy_record(registry, doc.kb_name, doc.document_id)) is not None:
+            legacy[doc.document_id] = earlier
+        return Prepared(doc, digest, old, [])
+
+    def write_prepared(self, ctx: HookContext, run: _Run, prepared: Sequence[tuple[_Pending, Prepared]],
+                       legacy: dict[str, DocumentRecord], embedded: Embedded | None = None) -> None:
+        """Write one batch through :class:`BatchWriter` (vectors from ``embedded`` when given, else
+        embedded here), drop old versions, and count it; a failed batch is rolled back and each of
+        its records reported.
+
+        Raises:
+            StoreUnavailable: when a store cannot be reached.
+        """
         if not prepared:
             return
+        report = run.report
         batch = [p for _, p in prepared]
         try:
-            self.writer.write(ctx, batch, 0, sum(len(p.items) for p in batch), run.embed_progress)
+            if embedded is None:
+                self.writer.write(ctx, batch, 0, sum(len(p.items) for p in batch), run.embed_progress)
+            else:
+                self.writer.write(ctx, batch, 0, 0, None, embedded=embedded)
         except Exception as exc:  # noqa: BLE001 - reported per document, never half-visible
             if is_unavailable(exc):
                 raise settings_unavailable(exc, ctx.settings) from exc
@@ -357,16 +402,23 @@ class IngestOrchestrator:
 
     def _validate(self, ctx: HookContext, run: _Run, entry: _Pending) -> None:
         """Dry run: a record is valid when it chunks into some text."""
-        ing = ctx.settings.ingest
-        doc = entry.record.document
-        if not chunk_document(doc, ing.chunk_chars, ing.chunk_overlap):
-            run.fail(entry, f"{doc.name}: no text to index")
+        error = self.invalid(ctx, entry.record.document)
+        if error:
+            run.fail(entry, error)
             return
         entry.counts.ingested += 1
         run.report.documents += 1
 
-    def _prepare(self, ctx: HookContext, doc: ParsedDocument,
-                 version: str = "") -> list[tuple[Chunk, ChunkClassification]]:
+    @staticmethod
+    def invalid(ctx: HookContext, doc: ParsedDocument) -> str:
+        """Why a dry run rejects ``doc`` ("" when it chunks into some text)."""
+        ing = ctx.settings.ingest
+        return "" if chunk_document(doc, ing.chunk_chars, ing.chunk_overlap) else f"{doc.name}: no text to index"
+
+    def prepare(self, ctx: HookContext, doc: ParsedDocument,
+                version: str = "") -> list[tuple[Chunk, ChunkClassification]]:
+        """The chunks of ``doc`` (ids of content version ``version``), enriched (CHUNK) and classified,
+        one per (chunk, classification). Raises IngestError for a document that cannot be written."""
         ing = ctx.settings.ingest
         chunks = chunk_document(doc, ing.chunk_chars, ing.chunk_overlap, version=version)
         if not chunks:

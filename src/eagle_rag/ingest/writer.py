@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -64,6 +64,29 @@ class Prepared:
         return DocumentRecord(id=doc.document_id, kb_name=doc.kb_name, name=doc.name, source_uri=doc.source_uri,
                               content_hash=self.digest, status=status, chunk_count=len(self.chunk_ids),
                               tags=doc.tags, namespace=namespace, created_at=now, updated_at=now)
+
+
+@dataclass
+class Embedded:
+    """The vectors of one batch: per collection its chunks and their vectors, the sentence rows and
+    theirs, and the late-interaction token vectors (:meth:`BatchWriter.embed`)."""
+
+    chunks: list[tuple[str, list[Chunk], list[list[float]]]] = field(default_factory=list)
+    sentences: list[tuple[str, list[Chunk], list[list[float]]]] = field(default_factory=list)
+    tokens: list[TokenVectors] = field(default_factory=list)
+
+    def only(self, document_ids: set[str]) -> Embedded:
+        """The rows of the documents ``document_ids`` alone (a batch less the documents left out)."""
+        def keep(rows: list[tuple[str, list[Chunk], list[list[float]]]]) -> list[tuple[str, list[Chunk],
+                                                                                       list[list[float]]]]:
+            out = []
+            for collection, chunks, vecs in rows:
+                kept = [(c, v) for c, v in zip(chunks, vecs, strict=True) if c.document_id in document_ids]
+                if kept:
+                    out.append((collection, [c for c, _ in kept], [v for _, v in kept]))
+            return out
+        return Embedded(keep(self.chunks), keep(self.sentences),
+                        [t for t in self.tokens if t.document_id in document_ids])
 
 
 def collection_names(ctx: HookContext) -> list[str]:
@@ -118,19 +141,43 @@ class BatchWriter:
         self.pm = pm
 
     def write(self, ctx: HookContext, batch: Sequence[Prepared], done: int, total: int,
-              progress: ProgressFn | None) -> int:
-        """Steps 1-3 of the module docstring. Returns the chunks embedded so far (for progress)."""
+              progress: ProgressFn | None, *, embedded: Embedded | None = None) -> int:
+        """Steps 1-3 of the module docstring, with the vectors of ``embedded`` when given (embedded
+        elsewhere, e.g. by a Ray actor, from this very batch: :meth:`embed`), else embedded here.
+        Returns the chunks embedded so far (for progress)."""
         services = ctx.services
         registry, vectors, encoders = services.registry, services.vectors, services.encoders
         now = datetime.now(UTC)
         registry.upsert_many([p.record(DocumentStatus.PENDING, ctx.namespace, now) for p in batch if not p.served])
+        if embedded is None:
+            embedded, done = self.embed(ctx, batch, done, total, progress)
+        for collection, chunks, vecs in embedded.chunks:
+            profile = encoders.collection(collection)
+            vectors.ensure_collection(collection, profile.dim, profile.extra_output_fields, profile.metric)
+            written = call_hook(ctx, self.pm.hook.eagle_upsert_vectors, None, collection=collection,
+                                chunks=chunks, vectors=vecs)
+            if written is None:
+                vectors.upsert(collection, chunks, vecs)
+            services.lexical_for(collection).add(chunks)
+        for collection, rows, row_vecs in embedded.sentences:
+            upsert_sentence_rows(ctx, collection, rows, row_vecs)
+        if embedded.tokens:
+            services.tokens.put(embedded.tokens)
+        for collection in dict.fromkeys(c for c, _, _ in embedded.chunks):
+            services.lexical_for(collection).commit()
+        registry.upsert_many([p.record(DocumentStatus.COMPLETE, ctx.namespace, now) for p in batch])
+        return done
+
+    def embed(self, ctx: HookContext, batch: Sequence[Prepared], done: int = 0, total: int = 0,
+              progress: ProgressFn | None = None) -> tuple[Embedded, int]:
+        """The vectors of a batch (chunks grouped by collection and encoder, in batches of
+        ``encoders.batch_size``), its sentence rows and token vectors; touches no store. Returns
+        them and the chunks embedded so far."""
         groups: dict[tuple[str, str], list[Chunk]] = defaultdict(list)
         for prepared in batch:
             for chunk, decision in prepared.items:
                 groups[(decision.collection, decision.encoder)].append(chunk)
-        embedded: list[tuple[str, list[Chunk], list[list[float]]]] = []
-        sentences: list[tuple[str, list[Chunk], list[list[float]]]] = []
-        tokens: list[TokenVectors] = []
+        out = Embedded()
         step = ctx.settings.encoders.batch_size
         for (collection, encoder), chunks in groups.items():
             vecs: list[list[float]] = []
@@ -140,26 +187,11 @@ class BatchWriter:
                 done += len(part)
                 if progress:
                     progress(done, total)
-            embedded.append((collection, chunks, vecs))
+            out.chunks.append((collection, chunks, vecs))
             if collection in ctx.settings.ingest.sentence_collections:
-                sentences.append((collection, *embed_sentence_rows(ctx, self.pm, encoder, chunks)))
-            tokens.extend(embed_token_rows(ctx, self.pm, collection, chunks))
-        for collection, chunks, vecs in embedded:
-            profile = encoders.collection(collection)
-            vectors.ensure_collection(collection, profile.dim, profile.extra_output_fields, profile.metric)
-            written = call_hook(ctx, self.pm.hook.eagle_upsert_vectors, None, collection=collection,
-                                chunks=chunks, vectors=vecs)
-            if written is None:
-                vectors.upsert(collection, chunks, vecs)
-            services.lexical_for(collection).add(chunks)
-        for collection, rows, row_vecs in sentences:
-            upsert_sentence_rows(ctx, collection, rows, row_vecs)
-        if tokens:
-            services.tokens.put(tokens)
-        for collection in dict.fromkeys(c for c, _, _ in embedded):
-            services.lexical_for(collection).commit()
-        registry.upsert_many([p.record(DocumentStatus.COMPLETE, ctx.namespace, now) for p in batch])
-        return done
+                out.sentences.append((collection, *embed_sentence_rows(ctx, self.pm, encoder, chunks)))
+            out.tokens.extend(embed_token_rows(ctx, self.pm, collection, chunks))
+        return out, done
 
     def remove_stale(self, ctx: HookContext, batch: Sequence[Prepared]) -> int:
         """Step 4: delete every chunk of the batch's documents that is not of their new version.
