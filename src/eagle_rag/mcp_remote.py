@@ -24,6 +24,8 @@ class RemoteToolRegistry:
 
     def __init__(self, client: EagleClient) -> None:
         self.client = client
+        self.notice = ""
+        """Said to the MCP client in the server's instructions (:func:`eagle_rag.mcp_server.profile_notice`)."""
         self._tools: dict[str, McpTool] = {}
         for item in client.mcp_tools():
             name = assert_rag_only_tool_name(str(item.get("name", "")))

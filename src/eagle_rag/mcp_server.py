@@ -50,7 +50,8 @@ def _result(payload: dict[str, Any]) -> types.CallToolResult:
 
 
 def build_server(tools: ToolSource) -> Server[Any]:
-    """A low-level MCP server exposing ``tools``."""
+    """A low-level MCP server exposing ``tools``; its instructions add the source's ``notice`` when it has
+    one (a server whose profile differs from this process's: :func:`profile_notice`)."""
     listed = [types.Tool(name=t.name, title=t.title or None, description=t.description,
                          input_schema=dict(t.input_schema), annotations=_READ_ONLY) for t in tools.tools()]
 
@@ -61,7 +62,9 @@ def build_server(tools: ToolSource) -> Server[Any]:
         payload = await anyio.to_thread.run_sync(tools.call, params.name, params.arguments or {})
         return _result(payload)
 
-    return Server("eagle-rag", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools,
+    notice = str(getattr(tools, "notice", "") or "")
+    instructions = f"{INSTRUCTIONS} Note: {notice}." if notice else INSTRUCTIONS
+    return Server("eagle-rag", version=__version__, instructions=instructions, on_list_tools=list_tools,
                   on_call_tool=call_tool)
 
 
@@ -102,6 +105,16 @@ def run(tools: ToolSource, transport: str = "stdio", host: str = "127.0.0.1", po
         raise ValueError(f"unknown MCP transport {transport!r}; valid values: {', '.join(TRANSPORTS)}")
 
 
+def profile_notice(mine: str, served: str, url: str) -> str:
+    """Why an MCP process gets other tools than its own profile would give: the server at ``url``
+    answers them and runs profile ``served``; empty when the profiles agree (or the server does not say)."""
+    if not served or served == mine:
+        return ""
+    return (f"these tools are those of the Eagle-RAG server at {url}, which runs profile {served!r}; this MCP "
+            f"process's profile {mine!r} does not choose them (start the server with EAGLE_RAG_PROFILE={mine} "
+            f"for that profile's tools, or run eagle-rag mcp --local on a folder no server owns)")
+
+
 @contextmanager
 def open_tools(settings: Settings, target: Target) -> Iterator[ToolSource]:
     """The tools of ``target``: a server's over HTTP, else a local engine's on the data folder (which
@@ -111,7 +124,11 @@ def open_tools(settings: Settings, target: Target) -> Iterator[ToolSource]:
         from eagle_rag.mcp_remote import RemoteToolRegistry
 
         with EagleClient(target.url, api_key=target.api_key) as client:
-            yield RemoteToolRegistry(client)
+            tools = RemoteToolRegistry(client)
+            tools.notice = profile_notice(settings.profile, str(client.health().get("profile") or ""), target.url)
+            if tools.notice:
+                log.warning("eagle-rag mcp: %s", tools.notice)
+            yield tools
         return
     from eagle_rag.connect import require_local
     from eagle_rag.engine import Engine

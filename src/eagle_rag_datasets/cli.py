@@ -19,8 +19,9 @@ from rich.table import Table
 from eagle_rag.plugin_api import CommandProgress, EagleError, Target, load_settings, open_backend, resolve_target
 from eagle_rag_datasets.errors import DatasetsError
 from eagle_rag_datasets.evaluate import METRICS, evaluate_engines, parse_engines, read_queries
+from eagle_rag_datasets.reply.advice import naming_control
 from eagle_rag_datasets.reply.response import DatasetSearchResponse, IdCheckResponse
-from eagle_rag_datasets.search.query import DatasetQuery
+from eagle_rag_datasets.search.query import MAX_TOP_K, DatasetQuery
 from eagle_rag_datasets.service import get_catalog
 
 datasets_app = typer.Typer(help="Search the dataset-card catalog.", no_args_is_help=True)
@@ -63,7 +64,7 @@ def _print_search(response: DatasetSearchResponse, explain: bool) -> None:
         for hit in response.hits:
             table.add_row(str(hit.rank), hit.id, hit.name, hit.match, hit.fields, hit.license_id)
         console.print(table)
-    console.print(response.message, markup=False)
+    console.print(naming_control(response.message, "--k", MAX_TOP_K), markup=False)
     console.print(f"total {response.total}, exhaustive: {str(response.exhaustive).lower()}", markup=False)
     for warning in response.warnings:
         console.print(f"warning: {warning}", markup=False)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from eagle_rag.plugin_api import ERROR_RESPONSES, FilterValue, InvalidRequest, McpTool, PlainText, hookimpl
 from eagle_rag_datasets.errors import DatasetsError
+from eagle_rag_datasets.reply.advice import naming_control
 from eagle_rag_datasets.service import PLUGIN_NAME, DatasetsService
 
 TOOL_NAMESPACE = PLUGIN_NAME
@@ -106,10 +107,11 @@ def eagle_mcp_tools(engine: Any) -> list[McpTool]:
                         languages: list[str] | None = None, licenses: list[str] | None = None,
                         tasks: list[str] | None = None, tags: list[str] | None = None) -> dict[str, Any]:
         try:
-            return service.search(query, top_k, strict=strict, synonyms=synonyms, languages=languages or (),
-                                  licenses=licenses or (), tasks=tasks or (), tags=tags or ())
+            answer = service.search(query, top_k, strict=strict, synonyms=synonyms, languages=languages or (),
+                                    licenses=licenses or (), tasks=tasks or (), tags=tags or ())
         except DatasetsError as exc:
             return exc.to_dict()
+        return {**answer, "message": naming_control(str(answer.get("message", "")), "top_k", MCP_MAX_TOP_K)}
 
     def datasets_check_ids(ids: list[str]) -> dict[str, Any]:
         try:

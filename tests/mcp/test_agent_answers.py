@@ -65,3 +65,29 @@ def test_an_empty_answer_under_a_section_filter_names_the_sections_the_matches_c
     assert "the sections of the documents it matches: " in empty["empty_reason"] and "dosage" in empty["guidance"]
     kinds = search(tools, doc_types=["patent"])
     assert kinds["filter_values"] == {"doc_types": ["drug_label"]}
+
+
+def test_a_biologic_is_named_as_a_drug_without_a_structure(tools):
+    answer = tools.call("biomed_retrieve_compounds", {"smiles_or_name": "trastuzumab"})
+    error = answer["error"]
+    assert error["code"] == "encode_failed" and error["details"]["reason"] == "no_structure"
+    assert "known drug" in error["message"] and "biologic" in error["message"]
+    assert "not a known drug name" not in error["message"]
+    her2 = tools.call("biomed_query_entities", {"entity": "HER2"})
+    assert "trastuzumab" in her2["related_drugs"]  # the name an agent got from the entity answer
+
+
+def test_a_typo_with_a_suggestion_is_not_a_complete_lookup(tools):
+    answer = tools.call("biomed_query_entities", {"entity": "osimertnib", "kb_name": "demo"})
+    assert answer["found"] is False and answer["close_matches"][0]["entity"] == "osimertinib"
+    mentions = answer["kb_mentions"]
+    assert mentions["complete"] is False and "osimertinib" in mentions["reason"]
+    exact = tools.call("biomed_query_entities", {"entity": "osimertinib", "kb_name": "demo"})
+    assert exact["kb_mentions"]["documents"] and "reason" not in exact["kb_mentions"]
+
+
+def test_datasets_search_names_the_mcp_control_and_its_limit(tools):
+    answer = tools.call("datasets_search", {"query": "cancer", "top_k": 1})
+    assert answer["exhaustive"] is False and "Raise top_k (at most 50)" in answer["message"]
+    limit = tools.get("datasets_search").input_schema["properties"]["top_k"]["maximum"]
+    assert limit == 50 and "up to 100" not in answer["message"]

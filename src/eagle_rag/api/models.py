@@ -292,6 +292,8 @@ class HealthModel(BaseModel):
     image_models: dict[str, dict[str, str]] = Field(
         default_factory=dict, description="each visual encoder label: state (loaded, hash, configured, or missing: "
         "images are then indexed by their text only and a query image is refused), model_ref and detail")
+    profile: str = Field("", description="the settings profile the server runs (biomed, general, ...): it "
+                                         "decides the MCP tools the server serves")
 
 
 class PluginInfo(BaseModel):

@@ -41,7 +41,8 @@ def health(request: Request, engine: Engine = Depends(get_engine)) -> dict[str, 
                           engine.settings.api.health_timeout_s)
         reasons += check["info"].get("problems", []) if check["state"] == "ok" else [f"index check: {check['error']}"]
     reasons += [f"plugin {name}: {info['last']}" for name, info in plugins.items()]
-    body = {"status": "degraded" if reasons else "ok", "version": __version__, "stores": stores,
+    body = {"status": "degraded" if reasons else "ok", "version": __version__, "profile": engine.settings.profile,
+            "stores": stores,
             "degraded_plugins": plugins, "reasons": reasons, "image_models": engine.encoders.image_models()}
     return public_body(request, body)
 

@@ -4,10 +4,12 @@
   pathway name (aliases, pathways, related drugs); an unknown name answers ``found: false`` with up
   to :data:`CLOSE_MATCHES` close names of the ontology (rapidfuzz), not an error. With ``kb_name``,
   ``kb_mentions`` says which documents of that knowledge base name the entity (a BM25 search of its
-  name and aliases).
+  name and aliases); for an unknown name with close matches it is never ``complete`` (only the
+  spelling given was looked up) and ``reason`` says to ask again with a close match.
 * ``biomed_retrieve_compounds(smiles_or_name, top_k=5, kb_name?)``: the ingested compounds most similar
   to a SMILES, InChI or drug name by Morgan-fingerprint Tanimoto (:func:`biomed_retrieve_compounds`).
-  Errors: ``encode_failed`` (not a valid structure, or a name with no known structure),
+  Errors: ``encode_failed`` (not a valid structure, or a name with no known structure; a drug the
+  ontology knows without one, such as the antibody trastuzumab, says so with reason ``no_structure``),
   ``collection_missing`` (no compound is indexed), ``not_found`` (unknown kb), ``search_failed``.
 """
 
@@ -56,8 +58,14 @@ def _kb_mentions(engine: Any, answer: dict[str, Any], kb_name: str) -> dict[str,
     response = engine.search(SearchRequest(query=" ".join(names), top_k=50, mode=SearchMode.BM25,
                                            kb_names=(kb_name,)))
     documents = list(dict.fromkeys(hit.document_id for hit in response.hits))
-    return {"kb_name": kb_name, "documents": documents[:KB_MENTIONS], "document_count": len(documents),
-            "complete": response.exhaustive}
+    mentions = {"kb_name": kb_name, "documents": documents[:KB_MENTIONS], "document_count": len(documents),
+                "complete": response.exhaustive}
+    suggested = [m["entity"] for m in answer.get("close_matches") or ()]
+    if not answer["found"] and suggested:  # only the name as written was looked up, not what it may mean
+        mentions["complete"] = False
+        mentions["reason"] = (f"{answer['entity']!r} is no known entity, so only that spelling was looked up; "
+                              f"ask again with a close match ({', '.join(suggested[:3])}) to list its mentions")
+    return mentions
 
 
 def _check_kb(engine: Any, kb_name: str | None) -> None:
@@ -83,6 +91,14 @@ def retrieve_compounds(engine: Any, smiles_or_name: str, top_k: int = 5, kb_name
     try:
         found = biomed_retrieve_compounds(engine, smiles_or_name, top_k, kb_name)
     except InvalidStructure as exc:
+        drug = resolve_entity(smiles_or_name)
+        if drug["found"] and drug["type"] == "drug":  # a biologic: the structure table holds small molecules
+            drugbank = drug["ids"].get("drugbank")
+            known = f"{drug['entity']}" + (f", DrugBank {drugbank}" if drugbank else "")
+            return tool_error("encode_failed", f"{smiles_or_name!r} is a known drug ({known}) without a "
+                              "small-molecule structure: a biologic (an antibody, a protein or a peptide) has no "
+                              "SMILES to compare by Tanimoto; search its text with core_search instead",
+                              {"field": "smiles_or_name", "reason": "no_structure", "entity": drug["entity"]})
         return tool_error("encode_failed", str(exc)[:500], {"field": "smiles_or_name", "reason": exc.code})
     if found.total_indexed == 0:
         collection = Collection.CHEMICAL.value

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from eagle_rag_datasets.catalog.cards import DatasetCard
 from eagle_rag_datasets.catalog.kinds import card_kind
+from eagle_rag_datasets.reply.advice import MORE_CARDS
 from eagle_rag_datasets.reply.response import DatasetHit, DatasetSearchResponse, FilterExclusion
 from eagle_rag_datasets.search.query import FILTER_LABELS, DatasetQuery
 from eagle_rag_datasets.search.ranking import RankedHit, Tier
@@ -49,7 +50,7 @@ def _message(request: DatasetQuery, total: int, shown: int, counts: dict[str, in
         if shown >= total:
             text += "; this is the complete list."
         else:
-            text += f"; showing the first {shown}. Raise top_k (up to 100) or add filters to see the rest."
+            text += f"; showing the first {shown}. {MORE_CARDS} or add filters to see the rest."
         if counts.get("partial"):
             text += " Partial matches hold only some of the query terms."
         return text

@@ -37,7 +37,10 @@ async function searchCards() {
   try {
     const reply = await api("/datasets/search", { json: body });
     const counts = Object.entries(reply.counts || {}).map(([kind, n]) => `${n} ${kind}`).join(", ");
-    fill("ds-summary", reply.message || "", counts ? ` [${counts}]` : "",
+    // the reply's "Ask for more cards" names this tab's own control (eagle_rag_datasets/reply/advice.py)
+    const message = (reply.message || "").replace("Ask for more cards",
+      `Raise Cards (at most ${$("ds-top-k").max})`);
+    fill("ds-summary", message, counts ? ` [${counts}]` : "",
       reply.partial_hidden ? ` (${reply.partial_hidden} partial matches hidden by strict)` : "");
     const exclusions = reply.exclusions || [];
     $("ds-exclusions").hidden = exclusions.length === 0;
