@@ -464,7 +464,7 @@ def main(argv: list[str] | None = None) -> None:
         tidy(typer.main.get_command(app)).main(args=args, prog_name="eagle-rag", standalone_mode=True)
     except EagleError as exc:
         err.print(f"[red]error[/] ({exc.code}): {exc.message}", soft_wrap=True)
-        sys.exit(2 if exc.http_status < 500 else 1)
+        sys.exit(getattr(exc, "cli_exit_code", 2 if exc.http_status < 500 else 1))
     except (SettingsError, ValueError) as exc:
         err.print(f"[red]error[/]: {exc}", soft_wrap=True)
         sys.exit(2)

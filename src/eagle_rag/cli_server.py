@@ -110,6 +110,7 @@ def serve(
         app = create_app(engine)
         if engine.vectors.is_lite:
             engine.vectors.client  # noqa: B018 - take the Milvus Lite lock before announcing the server
+        engine.check_servers()  # a Milvus server too old for the settings: one line, exit 2
         if settings.api.warm_up:
             engine.warm_up()  # the first query then costs what the hundredth does
         info = write_server_file(settings.data_path, server_url(bind_host, bind_port))

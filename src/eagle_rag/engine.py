@@ -25,8 +25,10 @@ from eagle_rag.plugin_manager import build_plugin_manager
 from eagle_rag.protocols import LexicalIndex
 from eagle_rag.retrieve.orchestrator import RetrieverOrchestrator
 from eagle_rag.settings import Settings, load_settings
+from eagle_rag.stores.availability import is_unavailable, settings_unavailable
 from eagle_rag.stores.lexical import TantivyLexicalIndex
 from eagle_rag.stores.milvus import MilvusVectorStore
+from eagle_rag.stores.milvus_capabilities import Feature
 from eagle_rag.stores.milvus_lexical import SUFFIX as MILVUS_LEXICAL_SUFFIX
 from eagle_rag.stores.milvus_lexical import MilvusLexicalIndex
 from eagle_rag.stores.registry import SqlDocumentRegistry
@@ -84,6 +86,25 @@ class Engine:
             return bool(self.vectors.has_collection(f"{collection}{MILVUS_LEXICAL_SUFFIX}"))
         return (self.settings.lexical_path / collection).exists()
 
+    def check_servers(self) -> None:
+        """Connect to a Milvus server and refuse settings it cannot run, before serving anything.
+
+        Raises:
+            ServerUnsupported: ``lexical.backend: milvus`` on a server without the BM25 function (2.3).
+            StoreUnavailable: the server cannot be reached.
+        """
+        if self.vectors.is_lite:
+            return
+        try:
+            if self.settings.lexical.backend == "milvus":
+                self.vectors.require(Feature.BM25_FUNCTION, "lexical.backend")
+            else:
+                self.vectors.capabilities  # noqa: B018 - connect and read the version
+        except Exception as exc:
+            if is_unavailable(exc):
+                raise settings_unavailable(exc, self.settings) from exc
+            raise
+
     def request_context(self, namespace: str | None = None) -> HookContext:
         return self.ctx.for_request(namespace)
 
@@ -123,6 +144,7 @@ class Engine:
         missing = missing_paths_error(given)
         if missing is not None and not skip_missing:
             raise missing
+        self.check_servers()
         ctx = self.request_context()
         with index_health.ingesting(self):
             if Executor.from_str(str(executor)) is Executor.RAY:

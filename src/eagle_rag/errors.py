@@ -71,6 +71,15 @@ class StoreUnavailable(EagleError):
         return {"Retry-After": str(self.retry_after_s)}
 
 
+class ServerUnsupported(EagleError):
+    """A setting needs a feature the store's server lacks (``lexical.backend: milvus`` on Milvus 2.3): the
+    server is up, but this configuration cannot run on it. HTTP 503; the CLI exits 2 (fix the settings)."""
+
+    code = "server_unsupported"
+    http_status = 503
+    cli_exit_code = 2
+
+
 class Unauthorized(EagleError):
     code = "unauthorized"
     http_status = 401

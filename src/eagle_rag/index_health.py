@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from eagle_rag.errors import StoreUnavailable
+from eagle_rag.errors import EagleError, ServerUnsupported
 from eagle_rag.stores.availability import is_unavailable, one_line, settings_unavailable
 from eagle_rag.types import DocumentStatus, SearchResponse
 
@@ -50,8 +50,9 @@ class IndexState:
     checked_at: float = 0.0
     pending: int = 0
     """Documents left ``pending`` (an ingest is running or was interrupted)."""
-    unavailable: StoreUnavailable | None = None
-    """The store that could not be reached, as the error a search raises (None: every store answered)."""
+    unavailable: EagleError | None = None
+    """The store that could not be reached (StoreUnavailable), or a server too old for the settings
+    (ServerUnsupported), as the error a search raises (None: every store answered)."""
 
     @property
     def degraded(self) -> bool:
@@ -100,6 +101,7 @@ def check_index(engine: Engine) -> IndexState:
     """Compare the stores with the registry now (no cache). Never raises: a failure is a problem."""
     now = time.monotonic()
     try:
+        engine.check_servers()
         problems = _missing_files(engine)
         documents = engine.registry.count(status=DocumentStatus.COMPLETE)
         pending = engine.registry.count(status=DocumentStatus.PENDING)
@@ -127,7 +129,8 @@ def check_index(engine: Engine) -> IndexState:
                             "process (ingest the same files again, or eagle-rag doctor --repair)")
         return IndexState(tuple(problems), documents, vector_total, lexical_total, now, pending)
     except Exception as exc:  # noqa: BLE001 - a store that cannot be counted is the finding
-        down = settings_unavailable(exc, engine.settings) if is_unavailable(exc) else None
+        down: EagleError | None = exc if isinstance(exc, ServerUnsupported) else \
+            settings_unavailable(exc, engine.settings) if is_unavailable(exc) else None
         problem = down.message if down is not None else f"a store could not be read: {type(exc).__name__}: " \
             f"{one_line(exc)}"
         return IndexState((problem,), checked_at=now, unavailable=down)

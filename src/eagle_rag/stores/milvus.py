@@ -25,6 +25,7 @@ from eagle_rag.errors import StoreUnavailable
 from eagle_rag.protocols import ScoredId, StoreFilter, Vector
 from eagle_rag.stores import milvus_schema as ms
 from eagle_rag.stores.filters import build_milvus_filter, milvus_string_literal
+from eagle_rag.stores.milvus_capabilities import Capabilities, Feature, read_capabilities
 from eagle_rag.types import Chunk
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}")
@@ -119,6 +120,7 @@ class MilvusVectorStore:
         self._batch_size = batch_size
         self._lock = threading.RLock()
         self._client: MilvusClient | None = None
+        self._capabilities: Capabilities | None = None
         self._infos: dict[str, _Info] = {}
 
     @property
@@ -139,15 +141,36 @@ class MilvusVectorStore:
                     if self._db_name and not self.is_lite:
                         if self._db_name not in client.list_databases():
                             client.create_database(self._db_name)
-                        client.use_database(self._db_name)
+                        # a new client on the database: use_database calls DescribeDatabase (2.4+), and
+                        # Milvus 2.3 answers UNIMPLEMENTED
+                        client.close()
+                        client = MilvusClient(uri=self._uri, token=self._token, timeout=self._timeout,
+                                              db_name=self._db_name)
+                    capabilities = read_capabilities(client)
                 except MilvusException as exc:
                     if is_login_refused(exc):
                         raise login_refused(self._uri, bool(self._token)) from exc
                     raise
-                self._client = client
+                self._client, self._capabilities = client, capabilities
                 if self.is_lite:
                     _lite_users(self._uri, +1)
             return self._client
+
+    @property
+    def uri(self) -> str:
+        return self._uri
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What the server supports, read from its version when the client connected (connects)."""
+        with self._lock:
+            self.client  # noqa: B018 - connect
+            assert self._capabilities is not None
+            return self._capabilities
+
+    def require(self, feature: Feature, setting: str = "") -> None:
+        """Raise :class:`~eagle_rag.errors.ServerUnsupported` unless the server has ``feature``."""
+        self.capabilities.require(feature, self._uri, setting)
 
     # ------------------------------------------------------------------ collections
 
@@ -182,7 +205,7 @@ class MilvusVectorStore:
             if not client.has_collection(name):
                 physical = f"{name}__v1"
                 if not client.has_collection(physical):
-                    ms.create_physical(client, physical, dim, metric, extras)
+                    ms.create_physical(client, physical, dim, metric, extras, self.capabilities.scalar_index)
                 client.create_alias(physical, name)
                 self._infos.pop(name, None)
                 return
@@ -247,7 +270,8 @@ class MilvusVectorStore:
                                                      self._batch_size):
             return
         ms.migrate_by_copy(self.client, name, info.physical, info.dim, info.metric,
-                           (*info.extra_fields, *missing), missing, self._batch_size)
+                           (*info.extra_fields, *missing), missing, self._batch_size,
+                           self.capabilities.scalar_index)
 
     # ------------------------------------------------------------------ data
 

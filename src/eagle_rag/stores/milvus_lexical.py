@@ -39,6 +39,7 @@ from eagle_rag.stores.milvus_bm25_schema import (
     check_bm25_index,
     create_bm25_collection,
 )
+from eagle_rag.stores.milvus_capabilities import Feature
 from eagle_rag.types import Chunk
 
 SUFFIX = "__bm25"
@@ -84,6 +85,12 @@ class MilvusLexicalIndex:
 
     @property
     def client(self) -> MilvusClient:
+        """The store's client, once the server is known to have the BM25 function (Milvus 2.5+).
+
+        Raises:
+            ServerUnsupported: the server is older (one line naming the feature and the version).
+        """
+        self._store.require(Feature.BM25_FUNCTION, "lexical.backend")
         return self._store.client
 
     def exists(self) -> bool:

@@ -61,8 +61,10 @@ def check_extra_fields(fields: Sequence[str]) -> tuple[str, ...]:
 
 
 def create_physical(client: MilvusClient, name: str, dim: int, metric: str,
-                    extra_fields: Sequence[str]) -> None:
-    """Create a physical collection with the text schema, its indexes, and load it."""
+                    extra_fields: Sequence[str], scalar_index: str = "INVERTED") -> None:
+    """Create a physical collection with the text schema, its indexes, and load it. ``scalar_index`` is
+    the filter fields' index type: ``INVERTED`` (Milvus 2.4+, Lite), ``Trie`` on 2.3
+    (:attr:`~eagle_rag.stores.milvus_capabilities.Capabilities.scalar_index`)."""
     schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=True)
     schema.add_field("id", DataType.VARCHAR, max_length=ID_LIMITS["id"], is_primary=True)
     schema.add_field("vector", DataType.FLOAT_VECTOR, dim=dim)
@@ -83,7 +85,7 @@ def create_physical(client: MilvusClient, name: str, dim: int, metric: str,
     index_params.add_index(field_name="vector", index_type="HNSW", metric_type=metric,
                            params={"params": dict(HNSW_PARAMS)})
     for field in SCALAR_INDEXED:
-        index_params.add_index(field_name=field, index_type="INVERTED")
+        index_params.add_index(field_name=field, index_type=scalar_index)
     client.create_collection(name, schema=schema)
     # sync=False: the collection is empty, and waiting polls every 0.5 s per index on Lite
     client.create_index(name, index_params, sync=False)
@@ -264,7 +266,7 @@ def add_fields_online(client: MilvusClient, name: str, fields: Sequence[str],
 
 def migrate_by_copy(client: MilvusClient, name: str, physical: str, dim: int, metric: str,
                     extra_fields: Sequence[str], new_fields: Sequence[str],
-                    batch_size: int) -> str:
+                    batch_size: int, scalar_index: str = "INVERTED") -> str:
     """Copy ``physical`` into ``<name>__v<n+1>`` with ``extra_fields``, then point ``name`` at it.
 
     ``new_fields`` are filled from each row's metadata JSON; the old physical collection is
@@ -277,7 +279,7 @@ def migrate_by_copy(client: MilvusClient, name: str, physical: str, dim: int, me
     target = f"{name}__v{int(match.group(1)) + 1 if match else 2}"
     if client.has_collection(target):  # left over by an interrupted migration
         client.drop_collection(target)
-    create_physical(client, target, dim, metric, extra_fields)
+    create_physical(client, target, dim, metric, extra_fields, scalar_index)
     copy_rows(client, physical, target, batch_size, new_fields)
     expected, got = count_rows(client, physical, ""), count_rows(client, target, "")
     if got != expected:

@@ -1,0 +1,52 @@
+"""Server capabilities against real servers: Milvus 2.3.5 gets Trie scalar indexes (it refuses INVERTED), and
+``lexical.backend: milvus`` on it is one line naming the BM25 function and Milvus 2.5 (exit 2 from the CLI,
+``serve`` refuses to start), never "no results: the index is empty ... _InactiveRpcError"."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from eagle_rag.stores.milvus import MilvusVectorStore
+
+pytestmark = pytest.mark.integration
+
+
+def _cli_env(data: Path, uri: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
+    env.update({"EAGLE_RAG_DATA_DIR": str(data), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
+                "EAGLE_RAG_PLUGINS__ENABLED": "[]", "EAGLE_RAG_MILVUS__URI": uri, **extra})
+    return env
+
+
+def test_milvus_235_gets_trie_scalar_indexes(milvus235_uri: str) -> None:
+    store = MilvusVectorStore(milvus235_uri, timeout=30)
+    try:
+        assert store.capabilities.server == "v2.3.5-lite" and store.capabilities.scalar_index == "Trie"
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        store.ensure_collection(name, 8)
+        physical = store.physical_name(name)
+        assert store.client.describe_index(physical, "kb_name")["index_type"] == "Trie"
+        store.drop_collection(name)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("command", [["search", "warfarin", "--local"], ["serve", "--port", "0"]])
+def test_the_milvus_bm25_backend_on_235_is_one_line_exit_2(milvus235_uri: str, tmp_path: Path,
+                                                            command: list[str]) -> None:
+    env = _cli_env(tmp_path / "data", milvus235_uri, EAGLE_RAG_LEXICAL__BACKEND="milvus",
+                   EAGLE_RAG_API__WARM_UP="false")
+    done = subprocess.run([sys.executable, "-c", "from eagle_rag.cli import main; main()", *command], env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 2, (done.stdout, done.stderr[-3000:])
+    lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("{")]
+    assert lines == [f"error (server_unsupported): the BM25 function (lexical.backend: milvus) needs Milvus 2.5.0 "
+                     f"or newer, and the server at {milvus235_uri} runs v2.3.5-lite; change lexical.backend or "
+                     "upgrade the server"], done.stderr[-3000:]
+    assert "Traceback" not in done.stderr and "no results" not in done.stdout
