@@ -143,12 +143,12 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", 
 
 @app.command()
 def search(query: Annotated[str, typer.Argument(help="the search text")],
-           k: Annotated[int, typer.Option("--k", help="hits to return")] = 5,
+           k: Annotated[int, typer.Option("--k", min=1, help="hits to return")] = 5,
            kb: Annotated[list[str] | None, typer.Option("--kb", help="restrict to kb name(s)")] = None,
            mode: Annotated[str, typer.Option(help="bm25 | dense | hybrid | full")] = "hybrid",
            explain: Annotated[bool, typer.Option("--explain", help="show the score trail")] = False,
            json_out: Annotated[bool, typer.Option("--json", help="print the whole SearchResponse")] = False,
-           offset: Annotated[int, typer.Option("--offset", help="hits to skip (page n of size k: n*k)")] = 0,
+           offset: Annotated[int, typer.Option("--offset", min=0, help="hits to skip (page n of size k: n*k)")] = 0,
            source_type: Annotated[list[str] | None, typer.Option("--source-type", help="keep these source types "
                                                                  "(markdown, jsonl, ...)")] = None,
            chunk_type: Annotated[list[str] | None, typer.Option("--chunk-type", help="keep these chunk types")] = None,
@@ -170,12 +170,48 @@ def search(query: Annotated[str, typer.Argument(help="the search text")],
                             doc_types=tuple(doc_type or ()), published_from=published_from,
                             published_to=published_to)
     settings, target = target_for(url, api_key, local)
+    check_page(settings, k, offset)
     with open_backend(settings, target, "search") as backend:
         response = backend.search(request)
     if json_out:
         print(json.dumps(response.to_dict(), ensure_ascii=False, indent=2, default=str))
         return
     print_response(response, explain)
+
+
+def check_page(settings: Settings, k: int, offset: int) -> None:
+    """A usage error (the usage line, exit 2) naming ``--k`` or ``--offset`` when the page is outside the
+    limits of ``search`` (``--k 0`` is refused by the option itself), before anything is opened."""
+    limits = settings.search
+    if k > limits.max_top_k:
+        raise typer.BadParameter(f"{k} is more than search.max_top_k ({limits.max_top_k})", param_hint="--k")
+    if offset + k > limits.max_window:
+        raise typer.BadParameter(f"--offset {offset} + --k {k} is more than search.max_window ({limits.max_window})",
+                                 param_hint="--offset")
+
+
+def _number(value: Any) -> str:
+    """``2`` for 2.0, ``0.903`` for 0.9014778: a trail value as a person reads it."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else f"{value:.3f}"
+    return str(value)
+
+
+def trail_line(entry: Any) -> str:
+    """One stage of a hit's score trail in words: ``hybrid_rrf: rank 1, score 0.0325; ranks in the fused
+    lists 2, 1, 1`` (``rank_N``: the hit's rank in the N-th list fused), then the stage's other signals
+    (``ce_norm 1, prior 0.903``) and why it was skipped."""
+    text = f"{entry.stage}: rank {entry.rank}, score {entry.score:.4f}"
+    detail = dict(entry.detail or {})
+    ranks = [_number(detail.pop(key)) for key in sorted((k for k in detail if k.startswith("rank_")),
+                                                         key=lambda k: int(k[5:]) if k[5:].isdigit() else 0)]
+    if ranks:
+        text += f"; ranks in the fused lists {', '.join(ranks)}"
+    if detail:
+        text += "; " + ", ".join(f"{key} {_number(value)}" for key, value in detail.items())
+    if getattr(entry, "skipped", ""):
+        text += f" (skipped: {entry.skipped})"
+    return text
 
 
 def print_response(response: Any, explain: bool = False) -> None:
@@ -196,8 +232,7 @@ def print_response(response: Any, explain: bool = False) -> None:
         console.print(f"   {snippet}")
         if explain:
             for entry in hit.trail:
-                console.print(f"   [dim]{entry.stage}: rank {entry.rank} score {entry.score:.4f} "
-                              f"{dict(entry.detail) if entry.detail else ''}[/]")
+                console.print(f"   [dim]{escape(trail_line(entry))}[/]", soft_wrap=True)
     print_summary(response)
 
 

@@ -245,8 +245,8 @@ class _Base:
     def _search_call(self, query: str | SearchRequest, options: dict[str, Any]) -> _Call:
         return _Call("POST", "/search", SearchResponse.from_dict, json=search_body(as_request(query, options)))
 
-    def _batch_call(self, requests: Sequence[str | SearchRequest]) -> _Call:
-        bodies = [search_body(as_request(r, {})) for r in requests]
+    def _batch_call(self, requests: Sequence[str | SearchRequest], options: dict[str, Any]) -> _Call:
+        bodies = [search_body(as_request(r, options)) for r in requests]
         return _Call("POST", "/search/batch",
                      lambda body: [SearchResponse.from_dict(r) for r in body["results"]], json={"searches": bodies})
 
@@ -301,9 +301,13 @@ class EagleClient(_Base):
         result: SearchResponse = self._send(self._search_call(query, options))
         return result
 
-    def search_many(self, requests: Sequence[str | SearchRequest]) -> list[SearchResponse]:
-        """``POST /search/batch``: one response per request, in order (at most the server's ``api.max_batch``)."""
-        result: list[SearchResponse] = self._send(self._batch_call(requests))
+    def search_many(self, requests: Sequence[str | SearchRequest], **options: Any) -> list[SearchResponse]:
+        """``POST /search/batch``: one response per request, in order (at most the server's ``api.max_batch``).
+
+        ``options`` (what :class:`SearchRequest` takes: ``top_k=2``, ``kb_names=["demo"]``, ...) apply to
+        every query given as a string: ``search_many(["warfarin", "imatinib"], top_k=2)``. A
+        :class:`SearchRequest` carries its own (options with one raise InvalidRequest)."""
+        result: list[SearchResponse] = self._send(self._batch_call(requests, options))
         return result
 
     def ingest(self, files: Sequence[Path | str] = (), *, paths: Sequence[str] = (),
@@ -414,8 +418,9 @@ class AsyncEagleClient(_Base):
         result: SearchResponse = await self._send(self._search_call(query, options))
         return result
 
-    async def search_many(self, requests: Sequence[str | SearchRequest]) -> list[SearchResponse]:
-        result: list[SearchResponse] = await self._send(self._batch_call(requests))
+    async def search_many(self, requests: Sequence[str | SearchRequest], **options: Any) -> list[SearchResponse]:
+        """As :meth:`EagleClient.search_many`."""
+        result: list[SearchResponse] = await self._send(self._batch_call(requests, options))
         return result
 
     async def ingest(self, files: Sequence[Path | str] = (), *, paths: Sequence[str] = (),

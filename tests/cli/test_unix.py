@@ -62,6 +62,9 @@ def in_process(monkeypatch, tmp_path, capsys):
 
 @pytest.mark.parametrize(("args", "named"), [
     (("search", "aspirin", "--k", "abc"), "'--k'"),
+    (("search", "aspirin", "--k", "0"), "'--k'"),  # answered about top_k, with no usage line
+    (("search", "aspirin", "--k", "500"), "--k: 500 is more than search.max_top_k (100)"),
+    (("search", "aspirin", "--offset", "95", "--k", "10"), "--offset 95 + --k 10 is more than search.max_window"),
     (("search", "aspirin", "--bogus"), "--bogus"),
     (("search",), "'query'"),
     (("ingest", "no-such-folder", "--kb", "k"), "no-such-folder' does not exist"),
@@ -70,6 +73,7 @@ def test_usage_errors_exit_2_with_the_usage_line_and_write_nothing(in_process, t
     code, _, err = in_process(*args)
     assert code == 2, err
     assert f"Usage: eagle-rag {args[0]} [OPTIONS]" in err and named in err and "Traceback" not in err
+    assert "top_k must" not in err  # the option the user typed, not the request field
     assert not (tmp_path / "data").exists()  # refused before the data folder was opened
 
 
@@ -212,3 +216,17 @@ def test_dataset_eval_reports_each_query_run(tmp_path):
     catalog = DatasetCatalog.load(Path(__file__).parents[1] / "datasets" / "data" / "mini_cards.jsonl")
     run_engine(catalog, read_queries(path), Engine.BM25, progress=seen.append)
     assert seen == [1, 2]
+
+
+def test_explain_prints_the_trail_in_words():
+    """``--explain`` printed raw Python dicts (``{'rank_0': 1.0, ...}``)."""
+    from eagle_rag.cli import trail_line
+    from eagle_rag.types import StageScore
+
+    fused = StageScore("hybrid_rrf", 1, 0.0325, detail={"rank_1": 1.0, "rank_0": 2.0, "rank_2": 1.0})
+    assert trail_line(fused) == "hybrid_rrf: rank 1, score 0.0325; ranks in the fused lists 2, 1, 1"
+    tier2 = StageScore("rerank_t2", 3, 0.5, detail={"ce_norm": 0.901477832512315, "entity": 1.0})
+    assert trail_line(tier2) == "rerank_t2: rank 3, score 0.5000; ce_norm 0.901, entity 1"
+    assert trail_line(StageScore("rerank_ce", 2, 0.1, skipped="language")) == \
+        "rerank_ce: rank 2, score 0.1000 (skipped: language)"
+    assert "{" not in trail_line(fused) + trail_line(tier2)

@@ -77,6 +77,37 @@ def test_batch_answers_each_search_in_order(client):
     assert info.value.details["index"] == 1
 
 
+def test_batch_options_apply_to_every_query(client):
+    """``search_many([...], top_k=2)`` was a TypeError: the options of ``search`` apply to each query."""
+    queries = ["warfarin bleeding", "imatinib dosage"]
+    batch = client.search_many(queries, top_k=2, kb_names=["demo"])
+    assert [ids(r) for r in batch] == [ids(client.search(q, top_k=2, kb_names=["demo"])) for q in queries]
+    assert all(len(r.hits) == 2 for r in batch)
+    with pytest.raises(InvalidRequest, match="not both"):
+        client.search_many([SearchRequest(query="x")], top_k=2)
+
+
+def test_a_bad_mode_is_worded_as_python_and_the_cli_word_it(client, served):
+    """pydantic's "Input should be 'bm25', ..." over HTTP; the engine's words everywhere now."""
+    from eagle_rag.service import parse_mode
+    from tests.client.helpers import run_cli
+
+    with pytest.raises(InvalidRequest) as expected:
+        parse_mode("nope")
+    with pytest.raises(InvalidRequest) as info:
+        client.search("imatinib", mode="nope")
+    assert info.value.message == expected.value.message == \
+        "unknown SearchMode 'nope'; valid values: bm25, dense, hybrid, full"
+    with pytest.raises(InvalidRequest) as batch:
+        client.search_many(["imatinib", "warfarin"], mode="nope")
+    assert batch.value.message == "searches[0]: " + expected.value.message + " (and 1 more)"
+    with pytest.raises(InvalidRequest) as flag:
+        client.search("imatinib", explain=0)
+    assert flag.value.message == "explain must be true or false, got int"
+    cli = run_cli(served.data_dir, "search", "imatinib", "--mode", "nope")
+    assert cli.returncode == 2 and expected.value.message in cli.stderr
+
+
 def test_metadata_filters_keep_only_matching_chunks(client):
     trials = client.search("statin therapy cholesterol", top_k=10, kb_names=["dated"], doc_types=["trial"])
     assert {h.document_id for h in trials.hits} == {"d-2019-trial", "d-2023-trial"}

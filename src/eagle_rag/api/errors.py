@@ -23,6 +23,7 @@ from eagle_rag.errors import EagleError
 from eagle_rag.redact import scrub
 from eagle_rag.stores.filters import InvalidFilterError
 from eagle_rag.stores.milvus import CollectionNotFoundError
+from eagle_rag.types import SearchMode
 
 MAX_REPORTED_ERRORS = 20
 log = logging.getLogger("eagle_rag.api")
@@ -71,9 +72,34 @@ async def _validation(request: Request, exc: Exception) -> JSONResponse:
     message = f"{where}: {first['msg']}{more}" if where else f"{first['msg']}{more}"
     details: dict[str, Any] = {"errors": errors}
     loc = first["loc"]
-    if len(loc) > 2 and loc[:2] == ["body", "searches"] and isinstance(loc[2], int):
+    batch = len(loc) > 2 and loc[:2] == ["body", "searches"] and isinstance(loc[2], int)
+    if batch:
         details["index"] = loc[2]  # POST /search/batch: which search, as the service's 400 names it
+    engine_words = _engine_wording(exc.errors()[0]) if exc.errors() else None
+    if engine_words is not None:  # the words (and the field) Python and the CLI give for the same value
+        message = (f"searches[{loc[2]}]: " if batch else "") + engine_words + more
+        details["field"] = loc[-1]
     return JSONResponse(error_body("invalid_request", message, details), status_code=422)
+
+
+_BOOLEAN_FIELDS = frozenset({"explain", "has_image", "exhaustive", "strict", "synonyms"})
+
+
+def _engine_wording(error: Any) -> str | None:
+    """The engine's message for a value pydantic refused where the engine words it itself (one wording in
+    Python, over HTTP and on the command line): an unknown ``mode`` lists the valid modes, a flag that is
+    not a boolean says so. None for any other error (pydantic's words are kept)."""
+    field, kind, value = (_loc(error.get("loc")) or [""])[-1], str(error.get("type", "")), error.get("input")
+    if field == "mode" and kind == "enum":
+        if not isinstance(value, str):
+            return f"mode must be a string, got {type(value).__name__}"
+        try:
+            SearchMode.from_str(value)
+        except ValueError as exc:
+            return str(exc)
+    if field in _BOOLEAN_FIELDS and kind.startswith("bool"):
+        return f"{field} must be true or false, got {type(value).__name__}"
+    return None
 
 
 async def _http(request: Request, exc: Exception) -> JSONResponse:
