@@ -190,9 +190,14 @@ def _match_kind(query: str, node: NodeWithScore) -> MatchKind:
     return MatchKind.SEMANTIC
 
 
-def _to_hit(settings: Settings, query: str, node: NodeWithScore, explain: bool) -> SearchHit:
+def _to_hit(settings: Settings, query: str, node: NodeWithScore, explain: bool,
+            tags: Sequence[str] = ()) -> SearchHit:
+    """The public form of one ranked chunk; ``tags`` (its document's, from the registry) join its
+    metadata when there are any."""
     chunk = node.node
     metadata = {**chunk.metadata, "kb_name": chunk.kb_name, "chunk_type": chunk.chunk_type}
+    if tags:
+        metadata["tags"] = list(tags)
     source = metadata.get("source_uri")
     if isinstance(source, str):  # a plugin may copy the registry's source in: never a path of the server
         metadata["source_uri"] = public_path(source, settings.data_path, settings.ingest.allowed_roots)
@@ -200,6 +205,12 @@ def _to_hit(settings: Settings, query: str, node: NodeWithScore, explain: bool) 
                      score=round(node.score, 6), path=chunk.path, collection=node.collection,
                      match=_match_kind(query, node), metadata=metadata,
                      trail=node.trail if explain else (), kb_name=chunk.kb_name)
+
+
+def _document_tags(engine: Engine, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """The registry's tags of each document of ``keys`` (storage keys) that has any."""
+    records = {key: engine.registry.get(key) for key in dict.fromkeys(keys)}
+    return {key: tuple(r.tags) for key, r in records.items() if r is not None and r.tags}
 
 
 def document_keys(engine: Engine, document_ids: Sequence[str], kb_names: Sequence[str]) -> tuple[str, ...]:
@@ -322,7 +333,9 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     dropped = {name: n for name, n in (("semantic_floor", len(visible) - len(nodes)),
                                        ("filters", len(record.filtered))) if n}
     page = nodes[request.offset: request.offset + request.top_k]
-    hits = tuple(_to_hit(engine.settings, request.query, n, request.explain) for n in page)
+    tags = _document_tags(engine, [n.node.document_id for n in page])
+    hits = tuple(_to_hit(engine.settings, request.query, n, request.explain, tags.get(n.node.document_id, ()))
+                 for n in page)
     timings = {**result.timings_ms, "total": (time.perf_counter() - started) * 1000}
     route = {"query": result.query, "plans": [p.collection for p in result.decision.plans],
              "plans_with_hits": result.plans_run, "reason": result.decision.reason}

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 langchain_core = pytest.importorskip("langchain_core")
 
+from langchain_core.callbacks import BaseCallbackHandler  # noqa: E402
 from langchain_core.documents import Document  # noqa: E402
 from langchain_core.retrievers import BaseRetriever  # noqa: E402
 
@@ -16,7 +19,8 @@ from eagle_rag.types import SearchRequest  # noqa: E402
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 QUERY = "imatinib dosage for chronic myeloid leukemia"
 DOSAGE = "Imatinib (Gleevec) prescribing information > Dosage and Administration"
-KEYS = {"document_id", "chunk_id", "path", "score", "match", "rank", "kb_name", "document_name", "collection"}
+KEYS = {"source", "document_id", "chunk_id", "path", "score", "match", "rank", "kb_name", "document_name",
+        "collection", "tags", "section", "doc_type"}
 
 
 def _check(docs: list[Document], top_k: int = 3) -> None:
@@ -24,7 +28,9 @@ def _check(docs: list[Document], top_k: int = 3) -> None:
     first = docs[0]
     assert first.metadata["document_id"].startswith("label_imatinib") and first.metadata["path"] == DOSAGE
     assert first.metadata["match"] == "exact" and first.metadata["kb_name"] == "demo"
-    assert set(first.metadata) == KEYS and first.id == first.metadata["chunk_id"]
+    assert set(first.metadata) == {*KEYS, "title"} and first.id == first.metadata["chunk_id"]
+    assert first.metadata["source"].endswith("label_imatinib.md") and first.metadata["title"]
+    assert first.metadata["section"] == "dosage" and first.metadata["doc_type"] == "drug_label"
     assert "400 mg" in first.page_content
     assert [d.metadata["rank"] for d in docs] == [1, 2, 3]
     assert [d.metadata["score"] for d in docs] == sorted((d.metadata["score"] for d in docs), reverse=True)
@@ -80,3 +86,34 @@ def test_bad_options_are_clear_errors(biomed_engine, biomed_server):
             EagleRagRetriever(**source, kb_names=["nope"]).invoke(QUERY)
         with pytest.raises(InvalidRequest):
             EagleRagRetriever(**source, top_k=500).invoke(QUERY)
+
+
+class Seen(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict]] = []
+
+    def on_custom_event(self, name, data, **kwargs) -> None:
+        self.events.append((name, data))
+
+
+def test_documents_carry_their_source_and_tags(biomed_engine, biomed_server):
+    for source in ({"engine": biomed_engine}, {"url": biomed_server.url}):
+        docs = EagleRagRetriever(**source, kb_names=["demo"], top_k=1, filters={"doc_types": ["compound"]}).invoke(
+            "aspirin structure")
+        meta = docs[0].metadata
+        assert meta["document_id"] == "cmp-aspirin" and meta["source"].endswith("compounds.jsonl")
+        assert meta["tags"] == ["compound", "small molecule", "aspirin"] and meta["doc_type"] == "compound"
+
+
+async def test_an_empty_answer_says_why_to_the_callbacks_and_the_log(biomed_engine, biomed_server, caplog):
+    for source in ({"engine": biomed_engine}, {"url": biomed_server.url}):
+        retriever = EagleRagRetriever(**source, kb_names=["demo"], filters={"sections": ["claims"]})
+        seen = Seen()
+        with caplog.at_level(logging.WARNING, logger="eagle_rag.integrations"):
+            assert retriever.invoke(QUERY, config={"callbacks": [seen]}) == []
+            assert await retriever.ainvoke(QUERY, config={"callbacks": [seen]}) == []
+        assert [name for name, _ in seen.events] == ["eagle_rag_empty_result"] * 2
+        data = seen.events[0][1]
+        assert data["empty_reason"].startswith("no document within the filters matched the query")
+        assert data["excluded_by_filter"]["sections"] >= 1 and "dosage" in data["filter_values"]["sections"]
+        assert "no results for" in caplog.text and "no document within the filters" in caplog.text

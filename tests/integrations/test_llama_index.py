@@ -6,11 +6,13 @@ import pytest
 
 pytest.importorskip("llama_index.core")
 
+from llama_index.core.instrumentation import get_dispatcher  # noqa: E402
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler  # noqa: E402
 from llama_index.core.retrievers import BaseRetriever  # noqa: E402
-from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode  # noqa: E402
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode  # noqa: E402
 
 from eagle_rag.errors import InvalidRequest, NotFound  # noqa: E402
-from eagle_rag.integrations.llama_index import EagleRagRetriever  # noqa: E402
+from eagle_rag.integrations.llama_index import EagleRagEmptyResult, EagleRagRetriever  # noqa: E402
 from eagle_rag.types import SearchRequest  # noqa: E402
 from tests.integrations.test_langchain import DOSAGE, KEYS, QUERY  # noqa: E402
 
@@ -21,7 +23,11 @@ def _check(nodes: list[NodeWithScore], top_k: int = 3) -> None:
     assert len(nodes) == top_k and all(isinstance(n, NodeWithScore) and isinstance(n.node, TextNode) for n in nodes)
     first = nodes[0]
     assert first.node.metadata["document_id"].startswith("label_imatinib") and first.node.metadata["path"] == DOSAGE
-    assert set(first.node.metadata) == KEYS and first.node.node_id == first.node.metadata["chunk_id"]
+    assert set(first.node.metadata) == {*KEYS, "file_name", "file_path"}
+    assert first.node.node_id == first.node.metadata["chunk_id"]
+    assert first.node.metadata["file_name"] == "label_imatinib.md"
+    for_model = first.node.get_content(metadata_mode=MetadataMode.LLM)
+    assert "file_name: label_imatinib.md" in for_model and "chunk_id" not in for_model and "score" not in for_model
     assert first.score == first.node.metadata["score"] and "400 mg" in first.node.get_content()
     assert [n.node.metadata["rank"] for n in nodes] == [1, 2, 3]
 
@@ -54,3 +60,29 @@ def test_options_and_errors(biomed_engine, biomed_server):
         EagleRagRetriever(engine=biomed_engine, filters={"kb": ["demo"]})
     with pytest.raises(InvalidRequest, match="not both"):
         EagleRagRetriever()
+
+
+class Seen(BaseEventHandler):
+    events: list = []
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "Seen"
+
+    def handle(self, event, **kwargs) -> None:
+        if isinstance(event, EagleRagEmptyResult):
+            self.events.append(event)
+
+
+async def test_an_empty_answer_says_why_as_an_instrumentation_event(biomed_engine, biomed_server):
+    seen = Seen(events=[])
+    get_dispatcher().add_event_handler(seen)
+    try:
+        for source in ({"engine": biomed_engine}, {"url": biomed_server.url}):
+            retriever = EagleRagRetriever(**source, kb_names=["demo"], filters={"sections": ["claims"]})
+            assert retriever.retrieve(QUERY) == [] and await retriever.aretrieve(QUERY) == []
+    finally:
+        get_dispatcher().event_handlers.remove(seen)
+    assert len(seen.events) == 4 and seen.events[0].query == QUERY
+    assert seen.events[0].empty_reason.startswith("no document within the filters matched the query")
+    assert seen.events[0].excluded_by_filter["sections"] >= 1

@@ -4,7 +4,11 @@
 
     retriever = EagleRagRetriever(url="http://127.0.0.1:8000", kb_names=["demo"], mode="full", top_k=3)
     docs = retriever.invoke("imatinib dosage for chronic myeloid leukemia")
-    docs[0].metadata  # document_id, chunk_id, path, score, match, rank, kb_name, document_name, collection
+    docs[0].metadata  # source, title, document_id, chunk_id, path, score, match, rank, kb_name, tags, ...
+
+An empty answer is logged as a warning (logger ``eagle_rag.integrations``) and sent to the run's
+callbacks as the custom event ``eagle_rag_empty_result`` (``on_custom_event``; data: ``empty_reason``,
+``excluded_by_filter``, ``exhaustive``, ``filter_values``).
 
 ``engine=`` searches an :class:`~eagle_rag.engine.Engine` in this process instead of a server;
 ``ainvoke`` does the same without blocking the event loop.
@@ -15,17 +19,21 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+from langchain_core.callbacks.manager import adispatch_custom_event, dispatch_custom_event
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import Field, PrivateAttr
 
-from eagle_rag.integrations.search import Searcher, SearchOptions, hit_metadata
+from eagle_rag.integrations.search import EMPTY_EVENT, Searcher, SearchOptions, empty_report, hit_metadata
 from eagle_rag.types import SearchResponse
 
 
 def to_documents(response: SearchResponse) -> list[Document]:
-    """One LangChain document per hit, in rank order; the hit's text is the page content."""
-    return [Document(page_content=hit.text, metadata=hit_metadata(hit, rank), id=hit.id)
+    """One LangChain document per hit, in rank order; the hit's text is the page content and its metadata
+    follows LangChain's loaders: ``source`` (the file or URL to cite) and ``title``, then Eagle-RAG's
+    own keys (:func:`eagle_rag.integrations.search.hit_metadata`)."""
+    return [Document(page_content=hit.text, id=hit.id,
+                     metadata={**hit_metadata(hit, rank), "title": str(hit.metadata.get("document_name") or "")})
             for rank, hit in enumerate(response.hits, start=response.offset + 1)]
 
 
@@ -52,8 +60,16 @@ class EagleRagRetriever(BaseRetriever):
         self._searcher = Searcher(self.engine, self.url, self.api_key, self.timeout)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        return to_documents(self._searcher.search(self._options.request(query)))
+        response = self._searcher.search(self._options.request(query))
+        report = empty_report(response)
+        if report is not None:
+            dispatch_custom_event(EMPTY_EVENT, report, config={"callbacks": run_manager.get_child()})
+        return to_documents(response)
 
     async def _aget_relevant_documents(self, query: str, *,
                                        run_manager: AsyncCallbackManagerForRetrieverRun) -> list[Document]:
-        return to_documents(await self._searcher.asearch(self._options.request(query)))
+        response = await self._searcher.asearch(self._options.request(query))
+        report = empty_report(response)
+        if report is not None:
+            await adispatch_custom_event(EMPTY_EVENT, report, config={"callbacks": run_manager.get_child()})
+        return to_documents(response)

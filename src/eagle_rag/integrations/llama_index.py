@@ -4,7 +4,11 @@
 
     retriever = EagleRagRetriever(url="http://127.0.0.1:8000", kb_names=["demo"], top_k=3)
     nodes = retriever.retrieve("imatinib dosage for chronic myeloid leukemia")
-    nodes[0].score, nodes[0].node.metadata["path"]
+    nodes[0].score, nodes[0].node.metadata["path"], nodes[0].node.metadata["file_name"]
+
+An empty answer is logged as a warning (logger ``eagle_rag.integrations``) and sent through
+LlamaIndex's instrumentation as an :class:`EagleRagEmptyResult` event (``empty_reason``,
+``excluded_by_filter``, ``exhaustive``, ``filter_values``).
 
 ``engine=`` searches an :class:`~eagle_rag.engine.Engine` in this process instead of a server;
 ``aretrieve`` does the same without blocking the event loop.
@@ -13,21 +17,62 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+from pydantic import Field
 
-from eagle_rag.integrations.search import Searcher, SearchOptions, hit_metadata
-from eagle_rag.types import SearchMode, SearchResponse
+from eagle_rag.integrations.search import Searcher, SearchOptions, empty_report, hit_metadata
+from eagle_rag.types import SearchHit, SearchMode, SearchResponse
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
 
+dispatcher = get_dispatcher(__name__)
+
+
+NOT_FOR_LLM = ("document_id", "chunk_id", "score", "match", "rank", "kb_name", "collection", "tags")
+"""Metadata keys left out of the text LlamaIndex shows a model or embeds (bookkeeping, not evidence)."""
+
+
+class EagleRagEmptyResult(BaseEvent):
+    """An Eagle-RAG search that found nothing, and why (sent through LlamaIndex's instrumentation)."""
+
+    query: str
+    empty_reason: str
+    excluded_by_filter: dict[str, int] = Field(default_factory=dict)
+    exhaustive: bool = True
+    filter_values: dict[str, list[str]] = Field(default_factory=dict)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "EagleRagEmptyResult"
+
+
+def node_metadata(hit: SearchHit, rank: int) -> dict[str, Any]:
+    """:func:`eagle_rag.integrations.search.hit_metadata` with LlamaIndex's file keys: ``file_name`` and
+    ``file_path`` for a file, ``url`` for a web page."""
+    meta = hit_metadata(hit, rank)
+    source = meta["source"]
+    if "://" in source:
+        return {**meta, "url": source}
+    return {**meta, "file_path": source, "file_name": PurePosixPath(source).name}
+
 
 def to_nodes(response: SearchResponse) -> list[NodeWithScore]:
-    """One scored text node per hit, in rank order (node id = chunk id)."""
-    return [NodeWithScore(node=TextNode(id_=hit.id, text=hit.text, metadata=hit_metadata(hit, rank)), score=hit.score)
+    """One scored text node per hit, in rank order (node id = chunk id); the bookkeeping keys
+    (:data:`NOT_FOR_LLM`) are kept out of what a model reads and what is embedded. An empty answer is
+    logged and sent as an :class:`EagleRagEmptyResult` event."""
+    report = empty_report(response)
+    if report is not None:
+        dispatcher.event(EagleRagEmptyResult(**report))
+    return [NodeWithScore(node=TextNode(id_=hit.id, text=hit.text, metadata=node_metadata(hit, rank),
+                                        excluded_llm_metadata_keys=list(NOT_FOR_LLM),
+                                        excluded_embed_metadata_keys=list(NOT_FOR_LLM)), score=hit.score)
             for rank, hit in enumerate(response.hits, start=response.offset + 1)]
 
 

@@ -4,17 +4,29 @@ or a server over HTTP) and the metadata a hit carries into a framework's documen
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag.errors import InvalidRequest
 from eagle_rag.service import parse_mode
-from eagle_rag.types import SearchHit, SearchMode, SearchRequest, SearchResponse
+from eagle_rag.types import (
+    DOC_TYPE_KEYS,
+    PUBLISHED_KEYS,
+    SECTION_KEYS,
+    SearchHit,
+    SearchMode,
+    SearchRequest,
+    SearchResponse,
+    attribute_values,
+    leading_date,
+)
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
 
+log = logging.getLogger("eagle_rag.integrations")
 FILTER_FIELDS = ("document_ids", "tags", "source_types", "chunk_types", "sections", "doc_types",
                  "published_from", "published_to")
 """The keys ``filters`` may hold (the filter fields of :class:`~eagle_rag.types.SearchRequest`)."""
@@ -86,8 +98,46 @@ class Searcher:
             return await client.search(request)
 
 
+def hit_source(hit: SearchHit) -> str:
+    """What a RAG chain cites for a hit: its URL, or its file as the server shows it (``source_uri``
+    without the ``#record`` anchor of a multi-record file); the document id when neither is known."""
+    uri = str(hit.metadata.get("source_uri") or "")
+    if "://" in uri:
+        return uri
+    return uri.split("#", 1)[0] or hit.document_id
+
+
 def hit_metadata(hit: SearchHit, rank: int) -> dict[str, Any]:
-    """The metadata of a hit in a framework's document or node: where it is, how it scored and why."""
-    return {"document_id": hit.document_id, "chunk_id": hit.id, "path": hit.path, "score": hit.score,
-            "match": hit.match.value, "rank": rank, "kb_name": str(hit.metadata.get("kb_name", "")),
-            "document_name": str(hit.metadata.get("document_name", "")), "collection": hit.collection}
+    """The metadata of a hit in a framework's document or node: where it is (``source``: file or URL),
+    how it scored and why, its document's ``tags``, and, when the document has them, its publication
+    date (``published``, ``YYYY[-MM[-DD]]``), ``section`` and ``doc_type``."""
+    meta = hit.metadata
+    out: dict[str, Any] = {
+        "source": hit_source(hit), "document_id": hit.document_id, "chunk_id": hit.id, "path": hit.path,
+        "score": hit.score, "match": hit.match.value, "rank": rank, "kb_name": str(meta.get("kb_name", "")),
+        "document_name": str(meta.get("document_name", "")), "collection": hit.collection,
+        "tags": [str(t) for t in meta.get("tags") or ()]}
+    published = leading_date(next((meta[k] for k in PUBLISHED_KEYS if meta.get(k) not in (None, "")), None))
+    section, doc_type = attribute_values(meta, SECTION_KEYS), attribute_values(meta, DOC_TYPE_KEYS)
+    for key, value in (("published", published), ("section", section[0] if section else None),
+                       ("doc_type", doc_type[0] if doc_type else None)):
+        if value:
+            out[key] = value
+    return out
+
+
+EMPTY_EVENT = "eagle_rag_empty_result"
+"""The name under which a retriever reports an empty answer's reason (LangChain custom event,
+LlamaIndex instrumentation event ``EagleRagEmptyResult``)."""
+
+
+def empty_report(response: SearchResponse) -> dict[str, Any] | None:
+    """Why ``response`` has no hits, for a framework's callback and the log; None when it has hits.
+    Logs a warning (logger ``eagle_rag.integrations``) naming the reason."""
+    if response.hits:
+        return None
+    report = {"query": response.query, "empty_reason": response.empty_reason or "nothing matched",
+              "excluded_by_filter": dict(response.excluded_by_filter), "exhaustive": response.exhaustive,
+              "filter_values": {k: list(v) for k, v in response.filter_values.items()}}
+    log.warning("eagle-rag: no results for %r: %s", response.query, report["empty_reason"])
+    return report
