@@ -9,6 +9,10 @@ Silenced unless verbose:
   mvccTs". pymilvus configures its loggers when it is imported (``logging.config.dictConfig``), which
   resets any level set earlier, so the levels are set again right after that import.
 - numba's warnings (for instance the unsafe-cast notice ranx's compiled metrics raise).
+- every other library's log records under ERROR (nibabel's ``pixdim[1,2,3] should be non-zero`` for a
+  truncated NIfTI file, which a bad file's one-line failure already reports): the command's handler
+  shows warnings of Eagle-RAG's own packages and of its plugins only; nibabel and pydicom, which log
+  through handlers of their own too, get the level ERROR.
 - a traceback attached to a log record: the record is written on one line, the exception as
   ``Type: message`` at its end.
 
@@ -31,7 +35,8 @@ from typing import Any
 
 VERBOSE_FLAGS = ("--verbose", "-v")
 QUIET_GRPC = {"GRPC_VERBOSITY": "NONE", "GRPC_TRACE": ""}
-QUIET_LOGGERS = {"pymilvus": logging.CRITICAL, "milvus_lite": logging.CRITICAL, "numba": logging.WARNING}
+QUIET_LOGGERS = {"pymilvus": logging.CRITICAL, "milvus_lite": logging.CRITICAL, "numba": logging.WARNING,
+                 "nibabel": logging.ERROR, "pydicom": logging.ERROR}
 """Library loggers and the level they get unless verbose (a locked folder is then reported in one line)."""
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
@@ -63,6 +68,31 @@ class OneLineFormatter(logging.Formatter):
         if exc is not None:
             text += f" ({type(exc).__name__}: {exc})"
         return " ".join(text.split("\n"))
+
+
+OWN_PACKAGES = ("eagle_rag", "eagle_rag_biomed", "eagle_rag_datasets")
+"""Top-level packages whose warnings the command line shows (with those of the installed plugins)."""
+
+
+class OwnRecords(logging.Filter):
+    """Lets through the records of ``packages`` (and the root logger's) at every level, and any record
+    at ERROR or above; drops the other libraries' debug, info and warning records."""
+
+    def __init__(self, packages: Sequence[str]) -> None:
+        super().__init__()
+        self.packages = frozenset(packages)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        top = record.name.split(".", 1)[0]
+        return record.levelno >= logging.ERROR or record.name == "root" or top in self.packages
+
+
+def own_packages() -> list[str]:
+    """:data:`OWN_PACKAGES` and the top-level package of every plugin registered under ``eagle_rag.plugins``."""
+    from importlib.metadata import entry_points
+
+    plugins = [ep.value.split(":", 1)[0].split(".", 1)[0] for ep in entry_points(group="eagle_rag.plugins")]
+    return list(dict.fromkeys([*OWN_PACKAGES, *plugins]))
 
 
 def _quiet_library_loggers() -> None:
@@ -130,7 +160,9 @@ def setup(verbose: bool, level: str | None = None) -> None:
     logging.basicConfig(level=level, handlers=[handler])
     if verbose:
         return
+    handler.addFilter(OwnRecords(own_packages()))
     quiet_grpc(os.environ)
     _quiet_library_loggers()
-    after_import("pymilvus", _quiet_library_loggers)
+    for library in ("pymilvus", "nibabel", "pydicom"):  # they configure their loggers when imported
+        after_import(library, _quiet_library_loggers)
     _hide_numba_warnings()
