@@ -52,8 +52,7 @@ def settings_for(data_dir: Path, biomed: bool, variant: dict[str, Any] | None = 
     """The core or biomed profile over ``data_dir``; ``variant`` (biomed only) overlays settings, e.g.
     ``{"plugins": {"options": {"biomed": {...}}}, "ingest": {...}}`` (``--options``)."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
-    if biomed:
-        environ["EAGLE_RAG_PROFILE"] = "biomed"
+    environ["EAGLE_RAG_PROFILE"] = "biomed" if biomed else "general"
     return load_settings(environ=environ, overrides={**((variant or {}) if biomed else {}), "data_dir": str(data_dir)})
 
 

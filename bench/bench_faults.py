@@ -86,8 +86,8 @@ def registry_state(data: Path) -> dict[str, int]:
 
 
 def verify(data: Path, records: int, phase: int) -> dict[str, Any]:
-    settings = load_settings(environ={}, overrides={"data_dir": str(data), "encoders": {"mode": "deterministic"},
-                                                   "plugins": {"enabled": []}})
+    settings = load_settings(environ={}, overrides={"profile": "general", "data_dir": str(data),
+                                                   "encoders": {"mode": "deterministic"}, "plugins": {"enabled": []}})
     with Engine(settings) as engine:
         found = doctor.check(engine)
         result: dict[str, Any] = {"findings": found.counts(), "actions": []}

@@ -242,7 +242,7 @@ def dry_run(path: Path, data_dir: Path, write: bool = False, milvus_uri: str = "
     if milvus_uri:
         env["EAGLE_RAG_MILVUS__URI"] = milvus_uri
     if path.suffix == ".jsonl":
-        env["EAGLE_RAG_PLUGINS__ENABLED"] = "[]"
+        env.update({"EAGLE_RAG_PROFILE": "general", "EAGLE_RAG_PLUGINS__ENABLED": "[]"})
     else:
         env.update({"EAGLE_RAG_PROFILE": "biomed", "EAGLE_BIOMED_ENCODER_MODE": "deterministic"})
     # VmHWM is the peak of this process's own memory since its exec; ru_maxrss is not: Linux carries the

@@ -57,7 +57,7 @@ def pick_index(given: Path | None) -> tuple[Path, list[str]]:
         from eagle_rag.engine import Engine
         from eagle_rag.settings import load_settings
 
-        with Engine(load_settings(overrides={"data_dir": str(sample)})) as engine:
+        with Engine(load_settings(overrides={"profile": "general", "data_dir": str(sample)})) as engine:
             engine.ingest([sample_dir()], kb_name="demo")
     from eagle_rag.demo import sample_dir
 

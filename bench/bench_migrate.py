@@ -77,7 +77,7 @@ def unscoped(doc: ParsedDocument) -> ParsedDocument:
 def run(records: int, encoder: str, root: Path) -> dict[str, Any]:
     mode = "deterministic" if encoder == "deterministic" else "require_native"
     settings = load_settings(environ={}, overrides={
-        "data_dir": str(root / "data"), "encoders": {"mode": mode}, "plugins": {"enabled": []},
+        "profile": "general", "data_dir": str(root / "data"), "encoders": {"mode": mode}, "plugins": {"enabled": []},
         "ingest": {"sentence_collections": [COLLECTION]}})
     rng = random.Random(7)
     source = corpus(root / "records.jsonl", records, rng)

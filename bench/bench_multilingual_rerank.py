@@ -4,7 +4,7 @@
         [--weights 0.25,0.5,1,2] [--json out.json]
 
 ``DIR`` is an index built by ``eagle-rag eval beir ../shared/data/kuake_qtr_train --split train
---data-dir DIR`` (default profile, real encoders). The judged queries ``offset+1 .. offset+queries``
+--data-dir DIR`` (general profile, real encoders). The judged queries ``offset+1 .. offset+queries``
 (in the order of the qrels file) run in mode ``hybrid``, in mode ``full`` as shipped
 (``search.multilingual_rerank_weight`` from the settings, 0 by default) and in mode ``full`` with
 the signal at each weight of ``--weights``, each through ``Engine.search`` (``eval beir``'s
@@ -56,7 +56,7 @@ def main() -> None:
     print(f"queries {args.offset + 1}-{args.offset + len(data.queries)} of {args.beir} ({args.split})")
     print(f"{'pipeline':<26} {'nDCG@10':>8} {'d hybrid':>9} {'se':>7} {'p50 ms':>7}", flush=True)
     for name, mode, weight in runs:
-        overrides: dict[str, object] = {"data_dir": str(args.data_dir)}
+        overrides: dict[str, object] = {"profile": "general", "data_dir": str(args.data_dir)}
         if weight is not None:
             overrides["search"] = {"multilingual_rerank_weight": weight}
         with Engine(load_settings(overrides=overrides)) as engine:

@@ -137,7 +137,7 @@ def main() -> None:
         print(f"{name:<34} nDCG@10 {rows[name]['ndcg@10']:.4f}  p50 {rows[name]['p50_ms']:7.1f} ms", flush=True)
         save()
 
-    with Engine(load_settings(overrides={"data_dir": str(data_dir)})) as engine:
+    with Engine(load_settings(overrides={"profile": "general", "data_dir": str(data_dir)})) as engine:
         beir.ensure_index(engine, data)
         chunks, vectors = corpus_chunks(engine, data_dir)
         qvecs = query_vectors(engine, data.queries, data_dir)
@@ -167,7 +167,8 @@ def main() -> None:
         if not lexical.exists():
             lexical.add(chunks)
             lexical.commit()
-    settings = load_settings(environ={"EAGLE_RAG_LEXICAL__BACKEND": "milvus"}, overrides={"data_dir": str(data_dir)})
+    settings = load_settings(environ={"EAGLE_RAG_LEXICAL__BACKEND": "milvus"},
+                             overrides={"profile": "general", "data_dir": str(data_dir)})
     with Engine(settings) as engine:
         result = beir.run_pipeline(engine, data, SearchMode.BM25)
         rows["eagle-rag bm25 (milvus backend)"] = {**result.to_dict(), "p50_ms": result.to_dict()["latency_ms"]["p50"]}

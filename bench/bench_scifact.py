@@ -40,7 +40,7 @@ def ingest_ratio(corpus: Path, n_docs: int) -> dict[str, float]:
         sample.write_text("\n".join(lines) + "\n", encoding="utf-8")
         docs = parse_beir(sample, sample.read_bytes(), "bench")
         texts = [embed_input(c) for d in docs for c in chunk_document(d)]
-        settings = load_settings(overrides={"data_dir": str(Path(tmp) / "data")})
+        settings = load_settings(overrides={"profile": "general", "data_dir": str(Path(tmp) / "data")})
         with Engine(settings) as engine:
             encoder = engine.encoders.get_encoder("bge-small")
             encoder.encode_passages(texts[:8])  # load the model outside the timed region
@@ -81,7 +81,7 @@ def main() -> None:
     data = load_beir(args.beir, "test", args.queries)
     out: dict[str, object] = {"ingest": ingest_ratio(data.corpus_path, args.docs)}
     data_dir = args.data_dir or ROOT / "bench" / "results" / f"scifact-{corpus_fingerprint(data.corpus_path)}"
-    settings = load_settings(overrides={"data_dir": str(data_dir)})
+    settings = load_settings(overrides={"profile": "general", "data_dir": str(data_dir)})
     with Engine(settings) as engine:
         ensure_index(engine, data)
         queries = list(data.queries.values())

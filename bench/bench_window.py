@@ -58,7 +58,7 @@ def top5_differs(engine: Engine, mode: SearchMode, queries: list[str]) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--profile", default="default")
+    parser.add_argument("--profile", default="general")
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()

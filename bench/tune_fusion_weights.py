@@ -42,7 +42,8 @@ def main() -> None:
     for lw in args.lexical:
         for dw in args.dense:
             router = {f"lexical_weight{suffix}": lw, f"dense_weight{suffix}": dw}
-            settings = load_settings(overrides={"data_dir": str(args.data_dir), "router": router})
+            settings = load_settings(overrides={"profile": "general", "data_dir": str(args.data_dir),
+                                                "router": router})
             with Engine(settings) as engine:
                 result = run_pipeline(engine, data, SearchMode.HYBRID)
             print(f"{lw:>8.2f} {dw:>8.2f} {result.metrics['ndcg@10']:>8.4f} {result.metrics['recall@100']:>8.4f}")

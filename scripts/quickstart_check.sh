@@ -42,6 +42,9 @@ fail() {
 step "make demo (fresh venv, base install only)"
 make --no-print-directory demo VENV="$venv" >"$work/demo.log" 2>&1 || { cat "$work/demo.log" >&2; fail "make demo"; }
 tail -n 3 "$work/demo.log"
+grep -q "^profile: biomed" "$work/demo.log" || fail "make demo did not run the biomed profile"
+grep -q "^route: workflow=drug_entity; entities=imatinib (drug)" "$work/demo.log" \
+  || fail "make demo did not show what the biomedical stages did (route: workflow, entities, section cues)"
 if "$venv/bin/python" -c "import pytest" 2>/dev/null; then fail "the base install carries pytest: not a base install"; fi
 
 step "eagle-rag serve (background)"
@@ -110,7 +113,7 @@ async def main() -> None:
         await session.initialize()
         names = sorted(tool.name for tool in (await session.list_tools()).tools)
     print("mcp tools:", ", ".join(names))
-    missing = {"core_search", "core_get_document", "datasets_search"} - set(names)
+    missing = {"core_search", "core_get_document", "biomed_query_entities", "datasets_search"} - set(names)
     if missing:
         sys.exit(f"missing tools: {sorted(missing)}")
 

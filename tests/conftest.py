@@ -10,16 +10,19 @@ import pytest
 
 from eagle_rag.settings import Settings, load_settings
 from eagle_rag.types import Chunk, NodeWithScore
+from tests.profiles import GENERAL
 
 DATA = Path(__file__).parent / "data"
 # A plugin failure that the plugin did not declare as expected fails the test (docs/architecture.md).
 os.environ.setdefault("EAGLE_RAG_STRICT_HOOKS", "1")
+# The tests of the core run the general profile; a plain install runs biomed (tests/profiles.py).
+os.environ.setdefault("EAGLE_RAG_PROFILE", "general")
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 @pytest.fixture
 def tmp_settings(tmp_path: Path) -> Settings:
-    return load_settings(environ={}, overrides={"data_dir": str(tmp_path / "data")})
+    return load_settings(environ=GENERAL, overrides={"data_dir": str(tmp_path / "data")})
 
 
 def node(node_id: str, score: float = 0.0, doc: str = "", path: str = "", source: str = "",

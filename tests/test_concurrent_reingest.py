@@ -17,6 +17,7 @@ from eagle_rag.engine import Engine
 from eagle_rag.ingest.chunker import chunk_version
 from eagle_rag.settings import load_settings
 from eagle_rag.types import DocumentStatus, SearchMode, SearchRequest, document_key
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 
@@ -31,7 +32,7 @@ def _version(tag: str) -> str:
 
 @pytest.fixture
 def engine(tmp_path: Path):
-    settings = load_settings(environ={}, overrides={
+    settings = load_settings(environ=GENERAL, overrides={
         "data_dir": str(tmp_path / "data"), "encoders": {"mode": "deterministic"}, "plugins": {"enabled": []},
         "router": {"parent_doc_retrieval": False, "collection_recall_top_k": 40, "rerank_pool": 40}})
     with Engine(settings) as eng:

@@ -21,6 +21,7 @@ from eagle_rag.protocols import StoreFilter
 from eagle_rag.settings import load_settings
 from eagle_rag.stores.token_vectors import TokenVectors
 from eagle_rag.types import ParsedDocument, SearchMode, SearchRequest, document_key
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 COLLECTION = "eagle_text"
@@ -42,7 +43,7 @@ def unscoped(doc: ParsedDocument) -> ParsedDocument:
 
 @pytest.fixture
 def engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
-    settings = load_settings(environ={}, overrides={
+    settings = load_settings(environ=GENERAL, overrides={
         "data_dir": str(tmp_path / "data"), "encoders": {"mode": "deterministic"}, "plugins": {"enabled": []},
         "ingest": {"sentence_collections": [COLLECTION]}})
     with Engine(settings) as eng:

@@ -11,6 +11,7 @@ from eagle_rag.engine import Engine
 from eagle_rag.errors import InvalidRequest, NotFound
 from eagle_rag.settings import load_settings
 from eagle_rag.types import DocumentStatus, MatchKind, SearchMode, SearchRequest, TotalRelation, document_key
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 
@@ -36,8 +37,8 @@ def corpus(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory, corpus):
-    settings = load_settings(environ={}, overrides={"data_dir": str(tmp_path_factory.mktemp("data")),
-                                                   "plugins": {"enabled": []}})
+    settings = load_settings(environ=GENERAL, overrides={"data_dir": str(tmp_path_factory.mktemp("data")),
+                                                        "plugins": {"enabled": []}})
     with Engine(settings) as eng:
         report = eng.ingest([corpus], kb_name="test")
         assert report.failures == [] and report.documents == 6
@@ -190,8 +191,8 @@ def test_a_missing_path_is_refused_before_anything_is_read(engine, tmp_path):
 
 
 def test_oversized_file_refused(tmp_path):
-    settings = load_settings(environ={}, overrides={"data_dir": str(tmp_path / "d"), "plugins": {"enabled": []},
-                                                   "ingest": {"max_file_bytes": 10}})
+    settings = load_settings(environ=GENERAL, overrides={"data_dir": str(tmp_path / "d"), "plugins": {"enabled": []},
+                                                        "ingest": {"max_file_bytes": 10}})
     (tmp_path / "big.txt").write_text("x" * 100, encoding="utf-8")
     with Engine(settings) as eng:
         report = eng.ingest([tmp_path / "big.txt"])

@@ -17,14 +17,15 @@ from eagle_rag.engine import Engine
 from eagle_rag.mcp_tools import build_tool_registry
 from eagle_rag.settings import Settings, load_settings
 from eagle_rag.types import DocumentStatus
+from tests.profiles import GENERAL
 
 NOTE = "# Warfarin note\n\nWarfarin bleeding risk rises with aspirin.\n"
 DOWN = "http://127.0.0.1:1"  # nothing listens on port 1
 
 
 def _settings(data: Path, **overrides: object) -> Settings:
-    return load_settings(environ={}, overrides={"data_dir": str(data), "encoders": {"mode": "deterministic"},
-                                                "plugins": {"enabled": []}, **overrides})
+    return load_settings(environ=GENERAL, overrides={"data_dir": str(data), "encoders": {"mode": "deterministic"},
+                                                     "plugins": {"enabled": []}, **overrides})
 
 
 def test_pending_documents_degrade_health_unless_this_process_is_ingesting(tmp_path: Path) -> None:
@@ -63,7 +64,7 @@ def test_a_vector_server_that_is_down_is_503_with_retry_after_not_an_empty_index
 
 def test_the_cli_says_one_line_and_exits_1(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
-    env.update({"EAGLE_RAG_DATA_DIR": str(tmp_path / "data"), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
+    env.update({**GENERAL, "EAGLE_RAG_DATA_DIR": str(tmp_path / "data"), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
                 "EAGLE_RAG_PLUGINS__ENABLED": "[]", "EAGLE_RAG_MILVUS__URI": DOWN})
     done = subprocess.run([sys.executable, "-c", "from eagle_rag.cli import main; main()", "search", "warfarin",
                            "--local"], env=env, capture_output=True, text=True, timeout=120)

@@ -30,6 +30,7 @@ from eagle_rag.api import create_app
 from eagle_rag.engine import Engine
 from eagle_rag.settings import load_settings
 from eagle_rag.types import DocumentStatus, SearchMode, SearchRequest
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 
@@ -56,7 +57,7 @@ def _corpus(root: Path) -> Path:
 
 def _env(data_dir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
-    env.update({"EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
+    env.update({**GENERAL, "EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
                 "EAGLE_RAG_PLUGINS__ENABLED": "[]", **extra})
     return env
 
@@ -67,8 +68,8 @@ def _cli(*args: str, env: dict[str, str], cwd: Path, timeout: float = 120) -> su
 
 
 def _settings(data_dir: Path) -> object:
-    return load_settings(environ={}, overrides={"data_dir": str(data_dir), "encoders": {"mode": "deterministic"},
-                                                "plugins": {"enabled": []}})
+    return load_settings(environ=GENERAL, overrides={"data_dir": str(data_dir), "encoders": {"mode": "deterministic"},
+                                                     "plugins": {"enabled": []}})
 
 
 def _pending(registry: Path) -> int:
@@ -233,7 +234,7 @@ def test_health_is_degraded_with_real_outages(tmp_path: Path) -> None:
     try:
         for registry in ("postgresql+psycopg://app@127.0.0.1:1/eagle",
                          f"postgresql+psycopg://app@127.0.0.1:{hole.port}/eagle?connect_timeout=2"):
-            settings = load_settings(environ={}, overrides={
+            settings = load_settings(environ=GENERAL, overrides={
                 "data_dir": str(tmp_path / "data"), "encoders": {"mode": "deterministic"},
                 "plugins": {"enabled": []}, "milvus": {"uri": "http://127.0.0.1:1"},
                 "registry": {"url": registry}, "api": {"health_timeout_s": 1.0}})

@@ -27,6 +27,7 @@ from eagle_rag.types import (
     Section,
     document_key,
 )
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 NS = "testns"
@@ -158,8 +159,8 @@ def setup(tmp_path_factory):
     (root / "a.note").write_text("ROUTE-ME imatinib kinase inhibitor note", encoding="utf-8")
     (root / "b.md").write_text("# Other\n\nWarfarin bleeding warnings.", encoding="utf-8")
     recorder = Recorder()
-    settings = load_settings(environ={}, overrides={"data_dir": str(tmp_path_factory.mktemp("d")),
-                                                   "plugins": {"enabled": []}})
+    settings = load_settings(environ=GENERAL, overrides={"data_dir": str(tmp_path_factory.mktemp("d")),
+                                                        "plugins": {"enabled": []}})
     with Engine(settings, extra_plugins=[("recorder", recorder)]) as engine:
         report = engine.ingest([root], kb_name="k")
         assert report.failures == [] and report.documents == 2

@@ -13,6 +13,7 @@ from eagle_rag.hookspecs import hookimpl
 from eagle_rag.plugin_manager import PluginError, build_plugin_manager, hooks_by_plugin
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchRequest
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.unit
 SRC = Path(__file__).resolve().parents[1] / "src" / "eagle_rag"
@@ -21,7 +22,7 @@ HOOKS = [name for name in dir(hookspecs) if name.startswith("eagle_")]
 
 def bare():
     """Settings with no entry-point plugin enabled."""
-    return load_settings(environ={}, overrides={"plugins": {"enabled": []}})
+    return load_settings(environ=GENERAL, overrides={"plugins": {"enabled": []}})
 
 
 def test_every_hook_has_a_docstring_saying_first_or_all():
@@ -76,13 +77,13 @@ def test_unknown_argument_fails_at_registration():
 
 
 def test_enabled_but_missing_plugin_is_a_clear_error():
-    settings = load_settings(environ={}, overrides={"plugins": {"enabled": ["no_such_plugin"]}})
+    settings = load_settings(environ=GENERAL, overrides={"plugins": {"enabled": ["no_such_plugin"]}})
     with pytest.raises(PluginError, match="'no_such_plugin' is enabled but not installed"):
         build_plugin_manager(settings)
 
 
 def test_datasets_plugin_loads_from_entry_point():
-    pm = build_plugin_manager(load_settings(environ={}))
+    pm = build_plugin_manager(load_settings(environ=GENERAL))
     assert "datasets" in hooks_by_plugin(pm)
     assert "eagle_cli_register" in hooks_by_plugin(pm)["datasets"]
 

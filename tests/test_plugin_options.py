@@ -23,6 +23,7 @@ from eagle_rag.plugin_manager import build_plugin_manager
 from eagle_rag.plugin_options import PluginOptionsError, options_models, setting_rows
 from eagle_rag.settings import SettingsError, effective_settings, load_settings
 from tests.client.helpers import cli_env
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 
@@ -45,7 +46,7 @@ class Toy:
 
 
 def toy_settings(options: dict[str, Any]) -> Any:
-    return load_settings(environ={}, overrides={"plugins": {"enabled": [], "options": {"toy": options}}})
+    return load_settings(environ=GENERAL, overrides={"plugins": {"enabled": [], "options": {"toy": options}}})
 
 
 def test_hook_eagle_options_model() -> None:
@@ -79,7 +80,7 @@ def test_engine_refuses_an_unknown_biomed_option_naming_the_nearest(tmp_path: Pa
 
 
 def test_an_options_block_of_no_plugin_is_a_warning(caplog: pytest.LogCaptureFixture) -> None:
-    settings = load_settings(environ={}, overrides={"plugins": {"enabled": [], "options": {"biomde": {}}}})
+    settings = load_settings(environ=GENERAL, overrides={"plugins": {"enabled": [], "options": {"biomde": {}}}})
     with caplog.at_level(logging.WARNING, logger="eagle_rag.plugin_options"):
         build_plugin_manager(settings)
     assert "plugins.options.biomde is ignored: unknown plugin 'biomde'; did you mean 'biomed'?" in caplog.text
@@ -142,8 +143,9 @@ def test_cli_refuses_an_unknown_option_in_one_line(tmp_path: Path) -> None:
 
 
 def test_config_endpoint_lists_plugin_options(tmp_path: Path) -> None:
-    settings = load_settings(environ={}, overrides={"data_dir": str(tmp_path), "encoders": {"mode": "deterministic"},
-                                                    "plugins": {"enabled": [], "options": {"toy": {"limit": 9}}}})
+    settings = load_settings(environ=GENERAL, overrides={"data_dir": str(tmp_path),
+                                                         "encoders": {"mode": "deterministic"},
+                                                         "plugins": {"enabled": [], "options": {"toy": {"limit": 9}}}})
     with Engine(settings, extra_plugins=[("toy", Toy())]) as engine, TestClient(create_app(engine)) as client:
         rows = {r["key"]: r for r in client.get("/config").json()["settings"]}
     assert rows["plugins.options.toy.limit"] == {"key": "plugins.options.toy.limit", "value": 9,

@@ -24,10 +24,33 @@ def test_defaults_of_the_seeds():
     assert s.router.rerank_pool == 20
     assert s.router.hybrid_mode is HybridMode.RRF
     assert s.router.parent_doc_retrieval is True
-    assert s.profile == "default"
 
 
-def test_biomed_profile_overlays_default():
+def test_a_plain_install_runs_the_biomed_profile_over_the_general_one():
+    """No env, no file: the biomedical pipeline (issue 34), laid over the general profile's keys."""
+    s, sources = effective_settings(environ={})
+    assert s.profile == "biomed"
+    assert s.plugins.enabled == ["biomed", "datasets"] and sources["plugins.enabled"] == "profile:biomed"
+    assert s.plugins.default_namespace == "biomed"
+    assert s.router.hybrid_text_collections == ["eagle_text_biomed", "eagle_text_medcpt"]
+    assert s.ingest.sentence_collections == ["eagle_text_biomed"]
+
+
+def test_the_general_profile_is_the_core_pipeline():
+    s, sources = effective_settings(environ={"EAGLE_RAG_PROFILE": "general"})
+    assert s.profile == "general" and sources["profile"] == "env:EAGLE_RAG_PROFILE"
+    assert s.plugins.enabled == ["datasets"] and s.plugins.default_namespace == "default"
+    assert sources["plugins.enabled"] == "profile:general"
+    assert s.ingest.sentence_collections == [] and s.milvus.db_name == "default"
+
+
+def test_the_old_name_of_the_general_profile_says_its_new_name():
+    with pytest.raises(SettingsError, match="unknown profile 'default'; it is called 'general' now; "
+                                            "known profiles: biomed, general"):
+        load_settings(environ={"EAGLE_RAG_PROFILE": "default"})
+
+
+def test_biomed_profile_overlays_general():
     s, sources = effective_settings(environ={"EAGLE_RAG_PROFILE": "biomed"})
     assert s.router.hybrid_text_collections == ["eagle_text_biomed", "eagle_text_medcpt"]
     assert s.milvus.db_name == "biomed"

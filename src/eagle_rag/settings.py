@@ -241,12 +241,21 @@ class McpSettings(_Block):
     )
 
 
+DEFAULT_PROFILE = "biomed"
+"""The profile of a plain install: the biomedical pipeline (the ``biomed`` plugin, in the base install)."""
+BASE_PROFILE = "general"
+"""The core's own pipeline, for non-biomedical corpora; every other profile is laid over it."""
+RENAMED_PROFILES = {"default": BASE_PROFILE}
+"""Old profile names and what they are called now (``default`` was the general profile's name)."""
+
+
 class Settings(BaseSettings):
     """The effective settings. Build with :func:`load_settings`."""
 
     model_config = SettingsConfigDict(extra="forbid")
 
-    profile: str = Field("default", description="active profile (default, biomed)")
+    profile: str = Field(DEFAULT_PROFILE, description="active profile: biomed (the default) or general "
+                                                      "(non-biomedical corpora)")
     data_dir: str = Field("", description="where indexes live; empty = per-user data folder")
     allow_deterministic: bool = Field(False, description="auto mode may fall back to hash vectors")
     router: RouterSettings = Field(default_factory=RouterSettings)
@@ -293,7 +302,7 @@ class Settings(BaseSettings):
 
 
 BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
-    "default": {"plugins": {"enabled": ["datasets"], "default_namespace": "default"}},
+    BASE_PROFILE: {"plugins": {"enabled": ["datasets"], "default_namespace": "default"}},
     "biomed": {
         "plugins": {"enabled": ["biomed", "datasets"], "default_namespace": "biomed"},
         "router": {"hybrid_text_collections": ["eagle_text_biomed", "eagle_text_medcpt"]},
@@ -436,14 +445,15 @@ def effective_settings(environ: Mapping[str, str] | None = None,
         (overrides or {}).get("profile")
         or next((v for _, k, v in env_items if k == ["profile"]), None)
         or file_data.get("profile")
-        or "default"
+        or DEFAULT_PROFILE
     ).lower()
     profiles = {**BUILTIN_PROFILES, **(file_data.get("profiles") or {})}
     if profile not in profiles:
-        raise SettingsError(f"unknown profile {profile!r}; known profiles: {', '.join(sorted(profiles))}")
+        renamed = f"; it is called {RENAMED_PROFILES[profile]!r} now" if profile in RENAMED_PROFILES else ""
+        raise SettingsError(f"unknown profile {profile!r}{renamed}; known profiles: {', '.join(sorted(profiles))}")
     merged: dict[str, Any] = {}
-    if profile != "default":
-        merged = _deep_merge(merged, profiles.get("default", {}), "profile:default", sources)
+    if profile != BASE_PROFILE:
+        merged = _deep_merge(merged, profiles.get(BASE_PROFILE, {}), f"profile:{BASE_PROFILE}", sources)
     merged = _deep_merge(merged, profiles[profile], f"profile:{profile}", sources)
     body = {k: v for k, v in file_data.items() if k != "profiles"}
     merged = _deep_merge(merged, body, f"file:{file_path}", sources)

@@ -7,6 +7,7 @@ from typing import Any
 
 from eagle_rag.plugin_manager import PluginError, build_plugin_manager
 from eagle_rag.settings import Settings, load_settings
+from tests.profiles import GENERAL
 
 HERE = Path(__file__).parent
 TAGGED = HERE / "data" / "tagged.jsonl"
@@ -17,13 +18,13 @@ def make_settings(data_dir: Path, **overrides: Any) -> Settings:
     """Settings over ``data_dir`` with the deterministic encoder and no entry-point plugins."""
     base: dict[str, Any] = {"data_dir": str(data_dir), "encoders": {"mode": "deterministic"},
                             "plugins": {"enabled": []}}
-    return load_settings(environ={}, overrides={**base, **overrides})
+    return load_settings(environ=GENERAL, overrides={**base, **overrides})
 
 
 def default_plugins_or_none(data_dir: Path, **overrides: Any) -> Settings:
     """The default profile's plugins when they load (e.g. datasets routes), else none."""
-    settings = load_settings(environ={}, overrides={"data_dir": str(data_dir),
-                                                   "encoders": {"mode": "deterministic"}, **overrides})
+    settings = load_settings(environ=GENERAL, overrides={"data_dir": str(data_dir),
+                                                        "encoders": {"mode": "deterministic"}, **overrides})
     try:
         build_plugin_manager(settings)
     except PluginError:

@@ -86,7 +86,7 @@ def plugin_client(tmp_path_factory):
 
 
 def test_plugins_add_routes_through_the_hook(plugin_client):
-    assert plugin_client.get("/plugin/ok").json() == {"plugin": "ok", "profile": "default"}
+    assert plugin_client.get("/plugin/ok").json() == {"plugin": "ok", "profile": "general"}
 
 
 def test_unexpected_error_is_500_without_traceback_or_exception_text(plugin_client):

@@ -10,13 +10,14 @@ from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchRequest
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 LABELS = ["imatinib", "dasatinib", "nilotinib", "warfarin", "aspirin", "metformin"]
 
 
 def test_upload_and_search_with_the_real_default_encoder(tmp_path):
-    settings = load_settings(environ={}, overrides={
+    settings = load_settings(environ=GENERAL, overrides={
         "data_dir": str(tmp_path), "plugins": {"enabled": []}, "encoders": {"mode": "require_native"}})
     files = [("files", (f"label_{name}.md", (sample_dir() / "labels" / f"label_{name}.md").read_bytes(),
                         "text/markdown")) for name in LABELS]
@@ -30,7 +31,7 @@ def test_upload_and_search_with_the_real_default_encoder(tmp_path):
 
 
 def test_full_mode_never_sends_chinese_to_the_english_cross_encoder(tmp_path):
-    settings = load_settings(environ={}, overrides={
+    settings = load_settings(environ=GENERAL, overrides={
         "data_dir": str(tmp_path), "plugins": {"enabled": []}, "encoders": {"mode": "require_native"}})
     with Engine(settings) as engine:
         engine.ingest([sample_dir() / "chinese" / "metformin_zh.md", sample_dir() / "labels" / "label_metformin.md"],

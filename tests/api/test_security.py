@@ -14,6 +14,7 @@ from eagle_rag.api.security import key_matches
 from eagle_rag.engine import Engine
 from eagle_rag.settings import load_settings
 from tests.api.helpers import assert_error_shape, make_settings
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 
@@ -27,7 +28,7 @@ def keyed_client(tmp_path_factory):
 
 
 def test_api_key_is_off_by_default(client):
-    assert load_settings(environ={}).api.api_key.get_secret_value() == ""
+    assert load_settings(environ=GENERAL).api.api_key.get_secret_value() == ""
     assert client.get("/health/plugins").status_code == 200
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from eagle_rag.settings import load_settings
 from eagle_rag_biomed.options import BiomedOptionsError, biomed_options, parse_options
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.unit
 
@@ -37,6 +38,6 @@ def test_an_unknown_key_or_a_bad_value_names_the_key(raw: dict[str, object], key
 
 
 def test_validated_once_per_settings_object() -> None:
-    settings = load_settings(environ={}, overrides={"plugins": {"options": {"biomed": {"tier1": {"pool": 7}}}}})
+    settings = load_settings(environ=GENERAL, overrides={"plugins": {"options": {"biomed": {"tier1": {"pool": 7}}}}})
     first = biomed_options(settings)
     assert first.tier1.pool == 7 and biomed_options(settings) is first

@@ -20,6 +20,7 @@ from eagle_rag.server_file import (
     write_server_file,
 )
 from eagle_rag.settings import load_settings
+from tests.profiles import GENERAL
 
 HOLD_LOCK = """
 import fcntl, os, sys, time
@@ -55,7 +56,7 @@ def test_server_file_round_trip_and_stale_detection(tmp_path: Path) -> None:
 
 @pytest.mark.unit
 def test_target_resolution(tmp_path: Path) -> None:
-    settings = load_settings(environ={}, overrides={"data_dir": str(tmp_path)})
+    settings = load_settings(environ=GENERAL, overrides={"data_dir": str(tmp_path)})
     assert resolve_target(settings, environ={}).url is None
     env = {"EAGLE_RAG_URL": "http://remote:8000", "EAGLE_RAG_API_KEY": "k"}
     remote = resolve_target(settings, environ=env)

@@ -2,7 +2,7 @@
 
 The folder is filled by a subprocess (an in-process Milvus Lite keeps its file locked until the
 process ends); tests that need an in-process engine open a copy of it. The settings are the same for
-every process: the deterministic (hash) encoder and the default profile's plugins.
+every process: the deterministic (hash) encoder and the general profile's plugins.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 
 from tests.api.helpers import TAGGED
+from tests.profiles import GENERAL
 from tests.servers import free_port, health_ok, wait_ready
 
 HERE = Path(__file__).parent
@@ -39,7 +40,7 @@ with Engine(load_settings()) as engine:
 def cli_env(data_dir: Path, **extra: str) -> dict[str, str]:
     """The environment of every process of a test: the data dir and the hash encoder, nothing else."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
-    env.update({"EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
+    env.update({**GENERAL, "EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
                 "PYTHONUNBUFFERED": "1", "COLUMNS": "200", **extra})
     return env
 

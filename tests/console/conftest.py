@@ -27,6 +27,7 @@ import pytest
 
 from eagle_rag.demo import sample_dir
 from tests.conftest import stop_process
+from tests.profiles import GENERAL
 from tests.servers import free_port, health_ok, wait_ready
 
 API_KEY = "console-test-key-5f1c"
@@ -69,7 +70,8 @@ class Server:
 def _env(data_dir: Path, api_key: str = "", settings_file: Path | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("EAGLE_RAG_") or k in ("EAGLE_RAG_CHROMIUM",)}
-    env.update({"EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_LOG_LEVEL": "WARNING", "OMP_NUM_THREADS": "1"})
+    env.update({**GENERAL, "EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_LOG_LEVEL": "WARNING",
+                "OMP_NUM_THREADS": "1"})
     if api_key:
         env["EAGLE_RAG_API__API_KEY"] = api_key
     if settings_file is not None:

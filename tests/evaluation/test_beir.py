@@ -11,6 +11,7 @@ import pytest
 from eagle_rag.errors import InvalidRequest
 from eagle_rag.evaluation.beir import load_beir
 from tests.client.helpers import cli_env
+from tests.profiles import GENERAL
 
 QUERIES = ["aspirin", "metformin", "warfarin", "imatinib", "heparin"]
 
@@ -57,7 +58,7 @@ def test_eval_beir_reports_the_slice_and_every_querys_ndcg(tmp_path, monkeypatch
     assert ended.value.code in (0, None)
     assert "queries=2 offset=1" in capsys.readouterr().out
     written = json.loads(out.read_text())["bm25"]
-    assert written["queries"] == 2 and written["profile"] == "default"
+    assert written["queries"] == 2 and written["profile"] == "general"
     assert set(written["per_query"]) == {"q0", "q1"} and written["per_query"]["q0"]["ndcg@10"] == 1.0
     with pytest.raises(SystemExit) as ended:
         main(["eval", "beir", str(root), "--split", "train", "--query-offset", "-1"])
@@ -82,8 +83,8 @@ def test_run_pipeline_keeps_the_ndcg_of_every_query(tmp_path):
     from eagle_rag.types import SearchMode
 
     data = load_beir(beir_folder(tmp_path / "b"), "train", 3, offset=2)
-    settings = load_settings(environ={}, overrides={"data_dir": str(tmp_path / "idx"),
-                                                    "encoders": {"mode": "deterministic"}})
+    settings = load_settings(environ=GENERAL, overrides={"data_dir": str(tmp_path / "idx"),
+                                                         "encoders": {"mode": "deterministic"}})
     with Engine(settings) as engine:
         ensure_index(engine, data)
         result = run_pipeline(engine, data, SearchMode.BM25)
@@ -96,8 +97,8 @@ def test_run_pipeline_keeps_the_ndcg_of_every_query(tmp_path):
 def _settings(tmp_path: Path, **overrides: object):
     from eagle_rag.settings import load_settings
 
-    return load_settings(environ={}, overrides={"data_dir": str(tmp_path / "idx"),
-                                                "encoders": {"mode": "deterministic"}, **overrides})
+    return load_settings(environ=GENERAL, overrides={"data_dir": str(tmp_path / "idx"),
+                                                     "encoders": {"mode": "deterministic"}, **overrides})
 
 
 @pytest.mark.integration
@@ -138,7 +139,7 @@ def test_the_default_index_folder_is_keyed_by_the_profile_and_what_the_ingest_wr
         return index_folder_name(data, settings, build_plugin_manager(settings))
 
     plain = key()
-    assert plain.startswith("b-") and "-default-" in plain
+    assert plain.startswith("b-") and "-general-" in plain
     assert "-biomed-" in key(profile="biomed")
     assert key(ingest={"sentence_collections": ["eagle_text"]}) != plain
     assert key(search={"cross_encoder_pool": 5}) == plain  # query side: the same index

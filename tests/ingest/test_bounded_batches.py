@@ -13,6 +13,7 @@ from eagle_rag.engine import Engine
 from eagle_rag.ingest import orchestrator
 from eagle_rag.ingest.writer import Prepared
 from eagle_rag.settings import load_settings
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 BATCH = 8
@@ -30,8 +31,8 @@ def test_ingest_of_n_files_holds_at_most_one_batch_of_prepared_documents(tmp_pat
     files = 5 * BATCH + 3
     for i in range(files):
         (corpus / f"note{i:03d}.txt").write_text(f"Note {i}: kinase inhibitor cohort number {i}.", encoding="utf-8")
-    settings = load_settings(environ={}, overrides={"data_dir": str(tmp_path / "data"), "plugins": {"enabled": []},
-                                                   "encoders": {"mode": "deterministic"}})
+    settings = load_settings(environ=GENERAL, overrides={"data_dir": str(tmp_path / "data"), "plugins": {"enabled": []},
+                                                        "encoders": {"mode": "deterministic"}})
     baseline = _live_prepared()  # objects other tests of the session may still hold
     with Engine(settings) as eng:
         write = eng.ingestor.writer.write

@@ -14,6 +14,7 @@ from eagle_rag.engine import Engine
 from eagle_rag.hookspecs import hookimpl
 from eagle_rag.settings import load_settings
 from eagle_rag.types import Chunk, ChunkClassification, Modality, ParsedDocument, Section, document_key
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 
@@ -90,7 +91,7 @@ def setup(tmp_path):
     outside.mkdir()
     (outside / "secret.txt").write_text("secret text")
     os.symlink(outside / "secret.txt", src / "link.txt")
-    settings = load_settings(environ={}, overrides={
+    settings = load_settings(environ=GENERAL, overrides={
         "data_dir": str(tmp_path / "data"), "encoders": {"mode": "deterministic"}, "plugins": {"enabled": []},
         "ingest": {"allowed_roots": [str(src)]}})
     ImageEncoder.seen = []
@@ -127,8 +128,9 @@ def test_skip_roots_warnings_visual_groups_and_encoder_failures(setup):
 
 
 def test_core_default_embed_visual_needs_encode_images(tmp_path):
-    settings = load_settings(environ={}, overrides={"data_dir": str(tmp_path), "encoders": {"mode": "deterministic"},
-                                                   "plugins": {"enabled": []}})
+    settings = load_settings(environ=GENERAL, overrides={"data_dir": str(tmp_path),
+                                                         "encoders": {"mode": "deterministic"},
+                                                         "plugins": {"enabled": []}})
     with Engine(settings, extra_plugins=[("toy", Toy())]) as engine:
         ctx = engine.request_context()
         assert len(engine.pm.hook.eagle_embed_visual(ctx=ctx, encoder="pix", images=[b"x", b"yy"])) == 2

@@ -35,6 +35,7 @@ import pytest
 from eagle_rag.engine import Engine
 from eagle_rag.ingest import orchestrator
 from eagle_rag.settings import load_settings
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 BATCH = 32
@@ -66,8 +67,8 @@ def _heap_growth(tmp_path: Path, hold: Callable[[int], None] = lambda _: None) -
     warm, corpus = tmp_path / "warm.jsonl", tmp_path / "corpus.jsonl"
     _corpus(warm, BATCH)
     _corpus(corpus, 5 * N + BATCH)
-    settings = load_settings(environ={}, overrides={"data_dir": str(tmp_path / "data"), "plugins": {"enabled": []},
-                                                   "encoders": {"mode": "deterministic"}})
+    settings = load_settings(environ=GENERAL, overrides={"data_dir": str(tmp_path / "data"), "plugins": {"enabled": []},
+                                                        "encoders": {"mode": "deterministic"}})
     heap: dict[int, int] = {}
 
     def progress(done: int, _total: int | None) -> None:

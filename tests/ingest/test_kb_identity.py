@@ -17,6 +17,7 @@ from eagle_rag.ingest.sentences import sentence_collection
 from eagle_rag.protocols import StoreFilter
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchMode, SearchRequest, document_key
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 COLLECTION = "eagle_text"
@@ -33,7 +34,7 @@ def corpus(path: Path, title: str, text: str) -> Path:
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     root = tmp_path_factory.mktemp("kb-identity")
-    settings = load_settings(environ={}, overrides={
+    settings = load_settings(environ=GENERAL, overrides={
         "data_dir": str(root / "data"), "encoders": {"mode": "deterministic"}, "plugins": {"enabled": []},
         "ingest": {"sentence_collections": [COLLECTION]}})
     with Engine(settings) as eng:

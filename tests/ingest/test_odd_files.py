@@ -14,15 +14,16 @@ from eagle_rag.engine import Engine
 from eagle_rag.ingest.report import IngestReport
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchMode, SearchRequest
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    settings = load_settings(environ={}, overrides={"data_dir": str(tmp_path_factory.mktemp("odd-data")),
-                                                    "encoders": {"mode": "deterministic"},
-                                                    "plugins": {"enabled": []}})
+    settings = load_settings(environ=GENERAL, overrides={"data_dir": str(tmp_path_factory.mktemp("odd-data")),
+                                                         "encoders": {"mode": "deterministic"},
+                                                         "plugins": {"enabled": []}})
     with Engine(settings) as eng:
         yield eng
 

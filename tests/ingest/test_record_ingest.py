@@ -24,6 +24,7 @@ from eagle_rag.ingest import orchestrator
 from eagle_rag.ingest.records import ParseResult, Record, RecordFailure
 from eagle_rag.settings import load_settings
 from eagle_rag.types import DocumentStatus, ParsedDocument, SearchMode, SearchRequest, Section, document_key
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 GOOD_WORDS = ["kinase", "receptor", "antibody", "cohort", "survival", "toxicity", "metformin", "insulin"]
@@ -54,8 +55,8 @@ def damaged_corpus(path: Path, records: int = 300) -> dict[int, str]:
 
 
 def settings_for(data_dir: Path, **ingest: object):
-    return load_settings(environ={}, overrides={"data_dir": str(data_dir), "encoders": {"mode": "deterministic"},
-                                                "plugins": {"enabled": []}, "ingest": ingest})
+    return load_settings(environ=GENERAL, overrides={"data_dir": str(data_dir), "encoders": {"mode": "deterministic"},
+                                                     "plugins": {"enabled": []}, "ingest": ingest})
 
 
 @pytest.fixture(scope="module")
@@ -250,7 +251,7 @@ def test_a_record_id_that_is_no_document_id_is_reported_and_found_by_get_and_del
 
 def _cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
-    env.update({"EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
+    env.update({**GENERAL, "EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
                 "EAGLE_RAG_PLUGINS__ENABLED": "[]"})
     return subprocess.run([sys.executable, "-m", "eagle_rag.cli", "ingest", *args], env=env, text=True,
                           capture_output=True, timeout=300)

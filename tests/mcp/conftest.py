@@ -16,6 +16,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from tests.api.helpers import TAGGED
+from tests.profiles import GENERAL
 
 POPULATE = """
 import sys
@@ -31,7 +32,7 @@ with Engine(load_settings()) as engine:
 def subprocess_env(data_dir: Path) -> dict[str, str]:
     """The environment of an eagle-rag subprocess: the data dir, the hash encoder, no entry-point plugins."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
-    env.update({"EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
+    env.update({**GENERAL, "EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
                 "EAGLE_RAG_PLUGINS__ENABLED": "[]", "PYTHONUNBUFFERED": "1"})
     return env
 

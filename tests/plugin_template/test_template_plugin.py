@@ -13,6 +13,7 @@ from eagle_rag.plugin_manager import build_plugin_manager
 from eagle_rag.plugin_options import PluginOptionsError
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchRequest
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.unit
 ROOT = Path(__file__).resolve().parents[2] / "plugin_template" / "src" / "eagle_rag_example" / "plugin.py"
@@ -29,7 +30,7 @@ def load_template():
 @pytest.mark.parametrize("namespace, expected", [("example", "q (example)"), ("default", "q")])
 def test_template_answers_only_in_its_namespace(namespace, expected):
     plugins = {"enabled": [], "options": {"example": {"suffix": "x"}}}
-    settings = load_settings(environ={}, overrides={"plugins": plugins})
+    settings = load_settings(environ=GENERAL, overrides={"plugins": plugins})
     pm = build_plugin_manager(settings, [("example", load_template())])
     ctx = HookContext(namespace=namespace, settings=settings, audit=PluginAudit())
     request = SearchRequest(query="q")
@@ -39,7 +40,8 @@ def test_template_answers_only_in_its_namespace(namespace, expected):
 
 
 def test_template_declares_its_options():
-    settings = load_settings(environ={}, overrides={"plugins": {"enabled": [], "options": {"example": {"sufix": "x"}}}})
+    settings = load_settings(environ=GENERAL,
+                             overrides={"plugins": {"enabled": [], "options": {"example": {"sufix": "x"}}}})
     with pytest.raises(PluginOptionsError, match="plugins.options.example.sufix: unknown option 'sufix'; "
                                                   "did you mean 'suffix'"):
         build_plugin_manager(settings, [("example", load_template())])

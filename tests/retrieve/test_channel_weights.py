@@ -10,12 +10,13 @@ from eagle_rag.retrieve.fusion import merge_rrf
 from eagle_rag.retrieve.orchestrator import channel_weights, is_identifier_query
 from eagle_rag.settings import load_settings
 from tests.conftest import node
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.unit
 
 
 def _ctx() -> HookContext:
-    return HookContext("default", load_settings(environ={}), PluginAudit())
+    return HookContext("default", load_settings(environ=GENERAL), PluginAudit())
 
 
 @pytest.mark.parametrize("query", ["CC(=O)Oc1ccccc1C(=O)O", "D-001234", "NCT01234567", "T790M", " PD-1 "])

@@ -12,6 +12,7 @@ from eagle_rag.retrieve.cross_rerank import cross_encoder_rerank
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchMode
 from tests.conftest import node
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.unit
 
@@ -43,9 +44,9 @@ class StubRegistry:
 
 def ctx(weight=1.0, pool=3, languages=frozenset()):
     # the cross-encoder alone: the multilingual e5 signal is off (tests/retrieve/test_multilingual_rerank.py)
-    settings = load_settings(environ={}, overrides={"search": {"cross_encoder_weight": weight,
-                                                               "cross_encoder_pool": pool,
-                                                               "multilingual_rerank_weight": 0.0}})
+    settings = load_settings(environ=GENERAL, overrides={"search": {"cross_encoder_weight": weight,
+                                                                    "cross_encoder_pool": pool,
+                                                                    "multilingual_rerank_weight": 0.0}})
     c = HookContext("default", settings, PluginAudit(), services=Services(encoders=StubRegistry(languages)))
     return c
 

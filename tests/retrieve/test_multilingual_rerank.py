@@ -17,6 +17,7 @@ from eagle_rag.retrieve.cross_rerank import cross_encoder_rerank
 from eagle_rag.settings import load_settings
 from eagle_rag.types import NodeWithScore, SearchMode
 from tests.conftest import node
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.unit
 
@@ -84,8 +85,8 @@ class Embedder:
 
 
 def ctx(weight, stored=None, passages=None, pool=3):
-    settings = load_settings(environ={}, overrides={"search": {"multilingual_rerank_weight": weight,
-                                                               "cross_encoder_pool": pool}})
+    settings = load_settings(environ=GENERAL, overrides={"search": {"multilingual_rerank_weight": weight,
+                                                                    "cross_encoder_pool": pool}})
     embedder = Embedder(passages or {})
     pm = build_plugin_manager(settings, [("embedder", embedder)], environ={})
     services = Services(pm=pm, encoders=StubRegistry(), vectors=StubVectors(stored or {}))
@@ -102,7 +103,7 @@ def stages(n: NodeWithScore) -> dict[str, tuple[int, float, str]]:
 
 
 def test_on_by_default_with_the_weight_tuned_on_kuake_qtr():
-    assert load_settings(environ={}).search.multilingual_rerank_weight == 1.0
+    assert load_settings(environ=GENERAL).search.multilingual_rerank_weight == 1.0
 
 
 def test_weight_0_turns_it_off_a_chinese_query_keeps_its_incoming_order():

@@ -9,12 +9,13 @@ from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchRequest
+from tests.profiles import GENERAL
 
 pytestmark = pytest.mark.integration
 
 
 def test_a_chinese_query_in_full_mode_carries_the_e5_cosine_and_an_english_one_does_not(tmp_path):
-    settings = load_settings(environ={}, overrides={
+    settings = load_settings(environ=GENERAL, overrides={
         "data_dir": str(tmp_path), "plugins": {"enabled": []}, "encoders": {"mode": "require_native"},
         "search": {"multilingual_rerank_weight": 1.0}})
     chinese_docs = sorted((sample_dir() / "chinese").glob("*.md"))

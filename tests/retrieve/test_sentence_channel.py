@@ -22,6 +22,7 @@ from eagle_rag.retrieve.orchestrator import sentence_weight
 from eagle_rag.settings import load_settings
 from eagle_rag.types import Chunk, SearchRequest, document_key
 from tests.conftest import node
+from tests.profiles import GENERAL
 
 
 def test_split_sentences_exact():
@@ -63,7 +64,7 @@ def test_three_channel_rrf_arithmetic():
 
 
 def test_sentence_weight_by_query():
-    ctx = HookContext("default", load_settings(environ={}), PluginAudit())
+    ctx = HookContext("default", load_settings(environ=GENERAL), PluginAudit())
     assert sentence_weight(ctx, "imatinib resistance in CML") == 0.5
     assert sentence_weight(ctx, "二甲双胍 不良反应") == 0.0  # CJK
     assert sentence_weight(ctx, "CC(=O)Oc1ccccc1C(=O)O") == 0.0  # one identifier
@@ -79,7 +80,7 @@ OTHER = "Aspirin irreversibly inhibits COX-1 in platelets. It lowers the risk of
 
 @pytest.fixture
 def engine(tmp_path: Path):
-    settings = load_settings(environ={}, overrides={
+    settings = load_settings(environ=GENERAL, overrides={
         "data_dir": str(tmp_path / "data"), "plugins": {"enabled": []},
         "ingest": {"sentence_collections": ["eagle_text"]}})
     with Engine(settings) as eng:
@@ -150,12 +151,12 @@ def test_doctor_backfills_sentence_rows_of_an_index_built_without_them(tmp_path)
 
     data = str(tmp_path / "data")
     corpus = _write(tmp_path / "corpus", {"statins.txt": LONG, "aspirin.txt": OTHER, "title.txt": "Statins"})
-    plain = load_settings(environ={}, overrides={"data_dir": data, "plugins": {"enabled": []}})
+    plain = load_settings(environ=GENERAL, overrides={"data_dir": data, "plugins": {"enabled": []}})
     with Engine(plain) as eng:
         assert eng.ingest([corpus], kb_name="kb").documents == 3
         assert doctor.check(eng).findings == []
-    with_rows = load_settings(environ={}, overrides={"data_dir": data, "plugins": {"enabled": []},
-                                                     "ingest": {"sentence_collections": ["eagle_text"]}})
+    with_rows = load_settings(environ=GENERAL, overrides={"data_dir": data, "plugins": {"enabled": []},
+                                                          "ingest": {"sentence_collections": ["eagle_text"]}})
     with Engine(with_rows) as eng:
         report = doctor.check(eng)
         # every chunk with text gets sentence rows, the one-word "Statins" too (no text is dropped)

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 
 from tests.conftest import stop_process
+from tests.profiles import GENERAL
 from tests.servers import free_port, health_ok, port_open, wait_ready
 
 START_TIMEOUT_S = 180
@@ -42,7 +43,7 @@ def cli(*args: str) -> list[str]:
 
 def server_env(data_dir: Path, settings: Mapping[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
-    env.update(BASE_ENV)
+    env.update({**GENERAL, **BASE_ENV})
     env["EAGLE_RAG_DATA_DIR"] = str(data_dir)
     env.update(settings or {})
     return env

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from pymilvus.exceptions import MilvusException
+from tests.profiles import GENERAL
 
 from eagle_rag.errors import StoreUnavailable
 from eagle_rag.protocols import StoreFilter
@@ -72,7 +73,7 @@ def test_metadata_filter_rules() -> None:
 @pytest.mark.unit
 def test_milvus_credentials_from_settings() -> None:
     def creds(**milvus: str) -> str:
-        return load_settings(environ={}, overrides={"milvus": milvus}).milvus.credentials()
+        return load_settings(environ=GENERAL, overrides={"milvus": milvus}).milvus.credentials()
 
     assert creds() == ""
     assert creds(user="reader", password="s3cret") == "reader:s3cret"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.profiles import GENERAL
 
 from eagle_rag import doctor
 from eagle_rag.engine import Engine
@@ -49,7 +50,7 @@ class TokenPlugin:
 
 
 def _engine(data: Path, plugin: TokenPlugin, collections: list[str]) -> Engine:
-    settings = load_settings(environ={}, overrides={
+    settings = load_settings(environ=GENERAL, overrides={
         "data_dir": str(data), "plugins": {"enabled": []}, "encoders": {"mode": "deterministic"},
         "ingest": {"token_vector_collections": collections}})
     return Engine(settings, extra_plugins=[("tokens", plugin)])

@@ -72,7 +72,7 @@ class SettingModel(BaseModel):
 
 class ConfigModel(BaseModel):
     model_config = ConfigDict(json_schema_extra={"examples": [{
-        "profile": "default", "settings": [
+        "profile": "biomed", "settings": [
             {"key": "router.rrf_k", "value": 60, "source": "default", "help": "RRF constant k"},
             {"key": "api.api_key", "value": "**********", "source": "env:EAGLE_RAG_API__API_KEY",
              "help": "require this X-API-Key header"}]}]})

@@ -25,20 +25,20 @@ __all__ = ["PARSE_WARNINGS", "RECORD_ROUTES", "ROUTES", "SUFFIX_ROUTES", "Parser
 
 
 def _load(module: str, name: str, path: Path) -> Any:
-    """``eagle_rag_biomed.parsers.<module>.<name>``, imported now; a missing optional dependency is a
-    per-file IngestError."""
+    """``eagle_rag_biomed.parsers.<module>.<name>``, imported now; a missing dependency is a
+    per-file IngestError (they are base dependencies; an environment may still lack one)."""
     try:
         return getattr(importlib.import_module(f"eagle_rag_biomed.parsers.{module}"), name)
     except ImportError as exc:
-        raise IngestError(f"{path.name}: the biomed parsers need the optional dependency {exc.name!r} "
-                          "(pip install 'eagle-rag[biomed]')") from exc
+        raise IngestError(f"{path.name}: the biomed parsers need {exc.name!r}, a dependency of eagle-rag that "
+                          "this environment lacks (pip install -e . installs it)") from exc
 
 
 def _lazy(module: str, name: str) -> Callable[[Path, bytes, str], Any]:
     """A parser that imports ``eagle_rag_biomed.parsers.<module>`` on first use.
 
     Keeps the plugin cheap to import (RDKit, pydicom, nibabel and pypdf load only when a file needs
-    them) and turns a missing optional dependency into a per-file IngestError.
+    them) and turns a missing dependency into a per-file IngestError.
     """
 
     def parse(path: Path, data: bytes, kb_name: str) -> Any:

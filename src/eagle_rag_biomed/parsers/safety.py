@@ -46,7 +46,7 @@ def parse_xml(data: bytes, path: Path) -> Element:
     bomb, an external entity), for malformed XML, with the line number, or for an XML declaration
     whose encoding Python does not know or expat cannot use (a multi-byte one such as UTF-32).
     """
-    import defusedxml.ElementTree as SafeET  # optional dependency (the biomed extra)
+    import defusedxml.ElementTree as SafeET  # imported on first use (a base dependency)
 
     try:
         root: Element = SafeET.fromstring(data, forbid_dtd=False, forbid_entities=True,
@@ -62,7 +62,7 @@ def parse_xml(data: bytes, path: Path) -> Element:
 def safe_xml_parser(target: object) -> Any:
     """A defusedxml parser with the rules of :func:`parse_xml` that feeds ``target`` (an
     ElementTree parser target); its ``parser`` attribute is the expat parser (line and byte positions)."""
-    import defusedxml.ElementTree as SafeET  # optional dependency (the biomed extra)
+    import defusedxml.ElementTree as SafeET  # imported on first use (a base dependency)
 
     return SafeET.DefusedXMLParser(target=target, forbid_dtd=False, forbid_entities=True, forbid_external=True)
 

@@ -70,6 +70,22 @@ COMPOUND_FILTER = "doc_type_compound"
 """The reason of the ``eagle_chemical`` plan of a request whose ``doc_types`` filter asks for compounds."""
 
 
+def route_reason(analysis: QueryAnalysis, plans: list[CollectionQueryPlan]) -> str:
+    """What the routing read in the query and what it chose, for ``SearchResponse.route["reason"]``:
+    ``workflow=drug_entity; entities=imatinib (drug), chronic myeloid leukemia (disease); section
+    cues=dosage; plans=eagle_text_biomed(biomed_text), ...`` (the parts with nothing to say are left out)."""
+    intent = analysis.intent
+    parts = [f"workflow={intent.workflow}"]
+    if analysis.entities:
+        parts.append("entities=" + ", ".join(dict.fromkeys(f"{m.canonical} ({m.type})" for m in analysis.entities)))
+    if intent.section_cues:
+        parts.append("section cues=" + ", ".join(intent.section_cues))
+    parts.append("plans=" + ", ".join(f"{p.collection}({p.reason})" for p in plans))
+    if intent.suppress_collections:
+        parts.append(f"suppressed={','.join(intent.suppress_collections)}")
+    return "; ".join(parts)
+
+
 @dataclass
 class _Plans:
     """Plans in the order they are added, each collection once, with the reason it was added."""
@@ -153,9 +169,8 @@ class BiomedQueryRouteClassifier:
         if not kept:
             return None
         hints = {"parent_doc_retrieval": False} if (drugs or entities) else {}
-        reason = (f"workflow={intent.workflow}; plans=" + ", ".join(f"{p.collection}({p.reason})" for p in kept)
-                  + (f"; suppressed={','.join(intent.suppress_collections)}" if intent.suppress_collections else ""))
-        return QueryRouteDecision(plans=tuple(kept), retrieval_hints=hints, reason=reason, classifier=PLUGIN_NAME)
+        return QueryRouteDecision(plans=tuple(kept), retrieval_hints=hints, reason=route_reason(analysis, kept),
+                                  classifier=PLUGIN_NAME)
 
     def _add_visual(self, plans: _Plans, collection: str, reason: str) -> None:
         label = QUERY_LABELS.get(collection, "")

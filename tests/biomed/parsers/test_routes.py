@@ -58,13 +58,13 @@ def test_image_sidecars_are_recognised(tmp_path: Path) -> None:
 
 
 @pytest.mark.unit
-def test_lazy_parsers_report_a_missing_optional_dependency(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lazy_parsers_report_a_missing_dependency(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
     from eagle_rag.errors import IngestError
 
     monkeypatch.setitem(sys.modules, "eagle_rag_biomed.parsers.pdf", None)
-    with pytest.raises(IngestError, match=r"optional dependency .*eagle-rag\[biomed\]"):
+    with pytest.raises(IngestError, match=r"a.pdf: the biomed parsers need .*a dependency of eagle-rag"):
         ROUTES["biomed_pdf"](Path("a.pdf"), b"%PDF-1.4", "kb")
 
 

@@ -15,8 +15,8 @@ export async function detectBiomed() {
   }
   $("biomed-forms").hidden = !available;
   fill("biomed-status", available ? "Structure similarity (Morgan fingerprints, Tanimoto) and entity lookup."
-    : "This server does not serve the biomedical routes: start it with the biomed profile "
-      + "(EAGLE_RAG_PROFILE=biomed and the biomed extra installed).");
+    : "This server does not serve the biomedical routes: it runs the general profile; start it with "
+      + "the biomed profile (the default: unset EAGLE_RAG_PROFILE, or EAGLE_RAG_PROFILE=biomed).");
   return available;
 }
 
