@@ -19,6 +19,7 @@ from eagle_rag.core_defaults import MIXED_QUERY_MIN_CJK, MULTILINGUAL_COLLECTION
 from eagle_rag.demo import sample_dir
 from eagle_rag.encoders import (
     BUNDLED_BGE_SMALL,
+    BUNDLED_E5_MULTILINGUAL,
     BUNDLED_MINILM_RERANKER,
     CollectionProfile,
     DeterministicCrossEncoder,
@@ -80,6 +81,7 @@ from eagle_rag.types import (
 
 __all__ = [
     "BUNDLED_BGE_SMALL",
+    "BUNDLED_E5_MULTILINGUAL",
     "BUNDLED_MINILM_RERANKER",
     "CROSS_ENCODER_STAGE",
     "ERROR_RESPONSES",

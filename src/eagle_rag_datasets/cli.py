@@ -153,12 +153,12 @@ def print_report(report: dict[str, dict[str, Any]]) -> None:
     console = Console(width=120)
     for engine, result in report.items():
         table = Table(title=f"engine {engine}")
-        for column in ("type", "n", *METRICS, "empty_correct"):
+        for column in ("type", "n", *METRICS, "empty_correct", "false_absent"):
             table.add_column(column, justify="right" if column != "type" else "left")
         rows = [*result["by_type"].items(), ("overall", result["overall"])]
         for name, row in rows:
             empty = "-" if row["empty_correct"] is None else f"{row['empty_correct']:.3f}"
-            table.add_row(name, str(row["n"]), *(f"{row[m]:.3f}" for m in METRICS), empty)
+            table.add_row(name, str(row["n"]), *(f"{row[m]:.3f}" for m in METRICS), empty, str(row["false_absent"]))
         console.print(table)
 
 
@@ -167,11 +167,12 @@ def eval_datasets_command(
     queries: Path = typer.Option(..., "--queries", exists=True, dir_okay=False,
                                  help="JSONL queries {query, relevant, type}"),
     engine: str = typer.Option("all", "--engine", help="index, bm25, substring or all"),
+    split: str | None = typer.Option(None, "--split", help="only the queries of this split (tune, test)"),
     json_out: Path | None = typer.Option(None, "--json", help="write the figures as JSON to this file"),
 ) -> None:
     """Evaluate dataset-card search: Hit@5, MRR, P@5 per query type and overall, per engine."""
     try:
-        catalog, questions, engines = get_catalog(cards), read_queries(queries), parse_engines(engine)
+        catalog, questions, engines = get_catalog(cards), read_queries(queries, split), parse_engines(engine)
         with CommandProgress("eval datasets", "queries", len(questions) * len(engines)) as progress:
             report = evaluate_engines(catalog, questions, engines, progress=progress.update)
     except (DatasetsError, FileNotFoundError) as exc:

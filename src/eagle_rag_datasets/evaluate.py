@@ -1,11 +1,14 @@
 """Evaluation of the engines on a query set: Hit@5, MRR and P@5 per query type and overall.
 
 Query file: JSONL ``{"query", "relevant": [card ids], "type"}`` with optional ``"filters"``
-(languages, licenses, tasks, sources, tags) and ``"strict"``. An empty ``relevant`` means the
-right answer is no result. Metrics for queries with relevant cards come from ranx (hit_rate@5,
-mrr over the top 10 returned, precision@5); a query whose right answer is no result scores 1.0
-on all three when nothing is returned and 0.0 otherwise (:func:`empty_query_score`).
-``empty_correct`` is the share of such queries answered with no result (None when a group has none).
+(languages, licenses, tasks, sources, tags; ``license`` is read as ``licenses``), ``"strict"`` and
+``"split"`` (``read_queries(path, split="tune")`` keeps one split; other keys are ignored). An
+empty ``relevant`` means the right answer is no result. Metrics for queries with relevant cards
+come from ranx (hit_rate@5, mrr over the top 10 returned, precision@5); a query whose right
+answer is no result scores 1.0 on all three when nothing is returned and 0.0 otherwise (:func:`empty_query_score`).
+``empty_correct`` is the share of such queries answered with no result (None when a group has none);
+``false_absent`` counts queries with relevant cards answered "the catalog holds no such card"
+(``absent`` in the response).
 The query set and its figures: eval/datasets/; the rules: docs/datasets.md, section 12.
 """
 
@@ -37,23 +40,34 @@ class EvalQuery:
     type: str
     filters: dict[str, tuple[str, ...]] = field(default_factory=dict)
     strict: bool = False
+    split: str = ""
 
 
-def read_queries(path: str | Path) -> list[EvalQuery]:
-    """Read a query file; raises :class:`InvalidQueryError` naming every bad line."""
+def _filters(row: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    raw = dict(row.get("filters") or {})
+    if "license" in raw:
+        raw["licenses"] = raw.pop("license")
+    return {k: (v,) if isinstance(v, str) else tuple(v) for k, v in raw.items()}
+
+
+def read_queries(path: str | Path, split: str | None = None) -> list[EvalQuery]:
+    """Read a query file (only the queries of ``split`` when given); raises :class:`InvalidQueryError`
+    naming every bad line."""
     out, problems = [], []
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
-            filters = {k: tuple(v) for k, v in (row.get("filters") or {}).items()}
+            filters = _filters(row)
             if set(filters) - set(FILTERS):
                 raise ValueError(f"unknown filters {sorted(set(filters) - set(FILTERS))}")
             if not isinstance(row["query"], str) or not isinstance(row["relevant"], list) or not row.get("type"):
                 raise ValueError("needs query (string), relevant (list) and type")
-            out.append(EvalQuery(f"q{number}", row["query"], tuple(row["relevant"]), str(row["type"]), filters,
-                                 bool(row.get("strict", False))))
+            if split is None or row.get("split") == split:
+                out.append(EvalQuery(str(row.get("id") or f"q{number}"), row["query"], tuple(row["relevant"]),
+                                     str(row["type"]), filters, bool(row.get("strict", False)),
+                                     str(row.get("split", ""))))
         except (ValueError, KeyError, TypeError) as exc:
             problems.append(f"line {number}: {exc}")
     if problems:
@@ -68,13 +82,18 @@ def empty_query_score(returned: Sequence[str]) -> float:
 
 
 def run_engine(catalog: DatasetCatalog, queries: Iterable[EvalQuery], engine: Engine,
-               k: int = EVAL_TOP_K, progress: Callable[[int], None] | None = None) -> dict[str, list[str]]:
-    """Query id -> returned card ids, best first; ``progress`` gets the queries done so far."""
+               k: int = EVAL_TOP_K, progress: Callable[[int], None] | None = None,
+               absent: set[str] | None = None) -> dict[str, list[str]]:
+    """Query id -> returned card ids, best first; ``progress`` gets the queries done so far; ``absent``
+    gets the ids of the queries answered "no such card"."""
     runs = {}
     for done, q in enumerate(queries, start=1):
         request = DatasetQuery.from_dict({"text": q.query, "top_k": k, "engine": engine.value, "strict": q.strict,
                                           **q.filters})
-        runs[q.qid] = [hit.id for hit in catalog.search(request).hits]
+        response = catalog.search(request)
+        runs[q.qid] = [hit.id for hit in response.hits]
+        if absent is not None and response.absent:
+            absent.add(q.qid)
         if progress is not None:
             progress(done)
     return runs
@@ -101,12 +120,14 @@ def _per_query(queries: Sequence[EvalQuery], runs: dict[str, list[str]]) -> dict
     return out
 
 
-def _summary(queries: Sequence[EvalQuery], per_query: dict[str, dict[str, float]]) -> dict[str, Any]:
+def _summary(queries: Sequence[EvalQuery], per_query: dict[str, dict[str, float]],
+             absent: set[str]) -> dict[str, Any]:
     n = len(queries)
     out: dict[str, Any] = {m: round(sum(per_query[q.qid][m] for q in queries) / n, 4) for m in METRICS}
     empties = [q for q in queries if not q.relevant]
     out["empty_correct"] = (round(sum(per_query[q.qid]["hit@5"] for q in empties) / len(empties), 4)
                             if empties else None)
+    out["false_absent"] = sum(1 for q in queries if q.relevant and q.qid in absent)
     out["n"] = n
     return out
 
@@ -124,13 +145,14 @@ def evaluate_engines(catalog: DatasetCatalog, queries: Sequence[EvalQuery], engi
     for index, engine in enumerate(engines):
         base = index * len(queries)
         step = None if progress is None else (lambda done, base=base: progress(base + done))
-        per_query = _per_query(queries, run_engine(catalog, queries, engine, progress=step))
+        absent: set[str] = set()
+        per_query = _per_query(queries, run_engine(catalog, queries, engine, progress=step, absent=absent))
         by_type: dict[str, list[EvalQuery]] = defaultdict(list)
         for q in queries:
             by_type[q.type].append(q)
         report[engine.value] = {
-            "overall": _summary(queries, per_query),
-            "by_type": {t: _summary(qs, per_query) for t, qs in sorted(by_type.items())},
+            "overall": _summary(queries, per_query, absent),
+            "by_type": {t: _summary(qs, per_query, absent) for t, qs in sorted(by_type.items())},
         }
     return report
 

@@ -72,6 +72,6 @@ def test_eval_command_writes_json(app, tmp_path):
     figures = json.loads(out.read_text())
     assert list(figures) == ["bm25"]
     assert figures["bm25"]["overall"] == {"hit@5": 1.0, "mrr": 1.0, "p@5": (0.2 + 1.0) / 2, "empty_correct": 1.0,
-                                          "n": 2}
+                                          "false_absent": 0, "n": 2}
     missing = runner.invoke(app, ["eval", "datasets", "--queries", str(tmp_path / "none.jsonl")])
     assert missing.exit_code == 2

@@ -31,7 +31,8 @@ def test_figures_written_out():
     assert overall["mrr"] == round((1 + 0 + 1 / 2 + 1 + 0) / 5, 4)
     assert overall["p@5"] == round((1 / 5 + 0 + 1 / 5 + 1 + 0) / 5, 4)
     assert overall["empty_correct"] == 0.5 and overall["n"] == 5
-    assert report["by_type"]["text"] == {"hit@5": 0.5, "mrr": 0.25, "p@5": 0.1, "empty_correct": None, "n": 2}
+    assert report["by_type"]["text"] == {"hit@5": 0.5, "mrr": 0.25, "p@5": 0.1, "empty_correct": None,
+                                         "false_absent": 0, "n": 2}
 
 
 def test_unknown_relevant_ids_are_refused():

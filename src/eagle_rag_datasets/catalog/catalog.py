@@ -19,14 +19,19 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from eagle_rag.plugin_api import compact_name
 from eagle_rag_datasets.catalog.cards import DatasetCard
 from eagle_rag_datasets.catalog.ingest import read_cards, validate_record
 from eagle_rag_datasets.catalog.kinds import card_kind
 from eagle_rag_datasets.catalog.synonyms import SynonymSet, load_synonyms
 from eagle_rag_datasets.catalog.terms import TermIndex, analyze_card, id_tail
+from eagle_rag_datasets.catalog.vectors import card_passage, card_vectors
 from eagle_rag_datasets.errors import CardValidationError, InvalidQueryError, LineError
 from eagle_rag_datasets.reply.response import DatasetSearchResponse, IdCheckResponse
+from eagle_rag_datasets.search.candidates import find_matches
+from eagle_rag_datasets.search.constraints import Constraint, ConstraintKind, detect, group_cards, group_words
 from eagle_rag_datasets.search.engines import Engine, ScoringEngine
 from eagle_rag_datasets.search.engines.bm25 import BM25Engine
 from eagle_rag_datasets.search.engines.substring import SubstringEngine
@@ -36,6 +41,9 @@ from eagle_rag_datasets.search.matching import Matcher
 from eagle_rag_datasets.search.pipeline import run_search
 from eagle_rag_datasets.search.proximity import flat_text
 from eagle_rag_datasets.search.query import DatasetQuery
+from eagle_rag_datasets.search.ranking import Tier
+from eagle_rag_datasets.search.semantic import SemanticIndex, is_chinese, try_default_encoder
+from eagle_rag_datasets.search.units import parse_query
 
 DEFAULT_CARDS = Path(__file__).parents[1] / "data" / "cards.jsonl"
 MAX_IDS = 1000
@@ -45,7 +53,10 @@ class DatasetCatalog:
     """Dataset cards plus the indexes that search them. Card ids must be unique."""
 
     def __init__(self, cards: Sequence[DatasetCard], source: str = "<memory>",
-                 load_errors: Sequence[LineError] = (), synonyms: SynonymSet | None = None) -> None:
+                 load_errors: Sequence[LineError] = (), synonyms: SynonymSet | None = None,
+                 encoder: Any = None, vector_cache: Path | None = None) -> None:
+        """``encoder``: the semantic channel's text encoder (None: the bundled multilingual e5, loaded
+        on first use); ``vector_cache``: a folder for card vectors (:mod:`.vectors`)."""
         self.cards: tuple[DatasetCard, ...] = tuple(cards)
         self.source = source
         self.load_errors = tuple(load_errors)
@@ -54,19 +65,24 @@ class DatasetCatalog:
         if len(self._by_id) != len(self.cards):
             raise InvalidQueryError("card ids must be unique", {"source": source})
         self._engines: dict[Engine, ScoringEngine] = {}
+        self._encoder = encoder
+        self.vector_cache = vector_cache
+        self._semantic: SemanticIndex | None = None
+        self.semantic_error: str | None = None
+        self._groups: dict[tuple[ConstraintKind, str], frozenset[int]] = {}
 
     @classmethod
-    def load(cls, path: str | Path | None = None, strict: bool = False) -> DatasetCatalog:
+    def load(cls, path: str | Path | None = None, strict: bool = False, **options: Any) -> DatasetCatalog:
         """Read a JSONL or YAML card file (the bundled catalog when ``path`` is None).
 
         Invalid records raise :class:`CardValidationError` when ``strict``; otherwise they are skipped
         and kept in :attr:`load_errors` (responses carry a warning).
         """
         result = read_cards(path or DEFAULT_CARDS, strict=strict)
-        return cls(result.cards, source=result.path, load_errors=result.errors)
+        return cls(result.cards, source=result.path, load_errors=result.errors, **options)
 
     @classmethod
-    def from_records(cls, records: Iterable[dict[str, Any]]) -> DatasetCatalog:
+    def from_records(cls, records: Iterable[dict[str, Any]], **options: Any) -> DatasetCatalog:
         """A catalog from plain card dicts (validated as the ingest does; raises on any error)."""
         cards, errors = [], []
         for number, record in enumerate(records, start=1):
@@ -76,7 +92,7 @@ class DatasetCatalog:
                 cards.append(card)
         if errors:
             raise CardValidationError("<records>", errors)
-        return cls(cards)
+        return cls(cards, **options)
 
     # ------------------------------------------------------------------ lazy state
     @property
@@ -145,6 +161,39 @@ class DatasetCatalog:
         for name in engines:
             if name is not Engine.SUBSTRING:
                 self.engine(name)
+
+    def semantic(self) -> SemanticIndex | None:
+        """The semantic channel (card vectors built or read on first use), or None when its model
+        cannot be loaded here (:attr:`semantic_error` says why)."""
+        if self._semantic is None and self.semantic_error is None:
+            encoder, self.semantic_error = (self._encoder, None) if self._encoder is not None else try_default_encoder()
+            if encoder is not None:
+                chinese = [is_chinese(card_passage(card)) for card in self.cards]
+                self._semantic = SemanticIndex(card_vectors(self.cards, encoder, self.vector_cache), encoder,
+                                               np.array(chinese, dtype=bool))
+        return self._semantic
+
+    def constraints(self, text: str) -> list[Constraint]:
+        """The constraint terms of ``text`` with the cards satisfying each (:mod:`..search.constraints`)."""
+        return detect(text, self.facets.languages, self.no_language, self._group_cards, self._named_cards)
+
+    @cached_property
+    def no_language(self) -> frozenset[int]:
+        """The cards that list no language."""
+        return frozenset(i for i, card in enumerate(self.cards) if not card.language_codes)
+
+    def _group_cards(self, kind: ConstraintKind, group: str) -> frozenset[int]:
+        if (kind, group) not in self._groups:
+            words, language = group_words(kind, group)
+            cards = group_cards(self.flat_texts, words)
+            if language:
+                cards |= self.facets.languages.get(language, frozenset())
+            self._groups[(kind, group)] = cards
+        return self._groups[(kind, group)]
+
+    def _named_cards(self, token: str) -> frozenset[int]:
+        result = find_matches(self.matcher, parse_query(token), self.card_ids, self.synonyms(), True)
+        return frozenset(h.ordinal for h in result.hits if h.tier >= Tier.TYPO)
 
     def get(self, card_id: str) -> DatasetCard | None:
         index = self._by_id.get(card_id)

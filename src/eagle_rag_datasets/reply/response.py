@@ -11,7 +11,9 @@ class DatasetHit:
     """One hit.
 
     ``kind``: dataset, model, tool, product, article or link. ``match``: exact | alias | lexical |
-    synonym | typo | partial. ``fields``: where the query terms were found ("name": name, aliases
+    synonym | typo | partial | semantic. ``similarity``: the cosine of the query's and the card's
+    e5 vectors when the semantic channel found the card above its floor, else None. ``fields``: where
+    the query terms were found ("name": name, aliases
     or id; "text": also description, tags or tasks). ``coverage``: share of the query terms found
     (1.0 unless partial).
     """
@@ -24,6 +26,7 @@ class DatasetHit:
     fields: str
     coverage: float
     score: float
+    similarity: float | None
     license: str | None
     license_id: str
     license_verdict: dict[str, Any] | None
@@ -39,7 +42,8 @@ class DatasetHit:
         out = {
             "rank": self.rank, "id": self.id, "name": self.name, "kind": self.kind, "match": self.match,
             "fields": self.fields,
-            "coverage": round(self.coverage, 4), "score": round(self.score, 4), "license": self.license,
+            "coverage": round(self.coverage, 4), "score": round(self.score, 4),
+            "similarity": None if self.similarity is None else round(self.similarity, 4), "license": self.license,
             "license_id": self.license_id, "license_verdict": self.license_verdict,
             "languages": list(self.languages), "tasks": list(self.tasks), "tags": list(self.tags),
             "source": self.source, "homepage": self.homepage, "description": self.description,
@@ -53,6 +57,7 @@ class DatasetHit:
         """The hit of :meth:`to_dict` (an HTTP answer)."""
         return cls(rank=int(data["rank"]), id=data["id"], name=data["name"], kind=data["kind"], match=data["match"],
                    fields=data["fields"], coverage=float(data["coverage"]), score=float(data["score"]),
+                   similarity=None if data.get("similarity") is None else float(data["similarity"]),
                    license=data.get("license"), license_id=data.get("license_id", ""),
                    license_verdict=data.get("license_verdict"), languages=tuple(data.get("languages") or ()),
                    tasks=tuple(data.get("tasks") or ()), tags=tuple(data.get("tags") or ()),
@@ -80,6 +85,28 @@ class FilterExclusion:
 
 
 @dataclass(frozen=True)
+class Suggestion:
+    """A card offered when a constraint emptied the answer: not a match. ``similarity``: its cosine
+    to the query (None without the semantic channel); ``fails``: the constraints it does not satisfy."""
+
+    id: str
+    name: str
+    similarity: float | None
+    languages: tuple[str, ...]
+    fails: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name,
+                "similarity": None if self.similarity is None else round(self.similarity, 4),
+                "languages": list(self.languages), "fails": list(self.fails)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Suggestion:
+        return cls(data["id"], data["name"], None if data.get("similarity") is None else float(data["similarity"]),
+                   tuple(data.get("languages") or ()), tuple(data.get("fails") or ()))
+
+
+@dataclass(frozen=True)
 class DatasetSearchResponse:
     """The answer to a search.
 
@@ -88,6 +115,13 @@ class DatasetSearchResponse:
     ``counts``: matches per kind. ``matches_without_filters``: what the query text alone matches;
     ``exclusions``: per active filter, how many of those it excludes on its own.
     ``partial_hidden``: partial matches left out because the request was strict.
+    ``constraints``: the query's constraint terms (kind, term, label, cards satisfying it, of how
+    many); ``unsatisfied``: those that emptied the answer; ``suggestions``: the nearest cards then,
+    apart from the hits. ``semantic``: whether the semantic channel ran, its floor and the best
+    similarity within the filters and constraints. ``verdict``: found | unsatisfied | filtered |
+    strict | semantic_off | uncertain | absent (``eagle_rag_datasets.reply.build.Verdict``);
+    :attr:`absent`: the answer is empty and says the catalog holds no such card (``unsatisfied`` or
+    ``absent``; never said when the semantic channel could not run or some card came near).
     """
 
     query: str
@@ -106,6 +140,15 @@ class DatasetSearchResponse:
     catalog_size: int = 0
     catalog_version: str = ""
     warnings: tuple[str, ...] = ()
+    constraints: tuple[dict[str, Any], ...] = ()
+    unsatisfied: tuple[dict[str, Any], ...] = ()
+    suggestions: tuple[Suggestion, ...] = ()
+    semantic: dict[str, Any] = field(default_factory=dict)
+    verdict: str = ""
+
+    @property
+    def absent(self) -> bool:
+        return self.verdict in ("unsatisfied", "absent")
 
     @property
     def empty(self) -> bool:
@@ -120,7 +163,10 @@ class DatasetSearchResponse:
             "matches_without_filters": self.matches_without_filters,
             "exclusions": [e.to_dict() for e in self.exclusions], "partial_hidden": self.partial_hidden,
             "catalog_size": self.catalog_size, "catalog_version": self.catalog_version,
-            "warnings": list(self.warnings), "hits": [h.to_dict() for h in self.hits],
+            "warnings": list(self.warnings), "constraints": [dict(c) for c in self.constraints],
+            "unsatisfied": [dict(c) for c in self.unsatisfied], "verdict": self.verdict, "absent": self.absent,
+            "semantic": dict(self.semantic), "hits": [h.to_dict() for h in self.hits],
+            "suggestions": [s.to_dict() for s in self.suggestions],
         }
 
     @classmethod
@@ -135,7 +181,10 @@ class DatasetSearchResponse:
                    matches_without_filters=int(data.get("matches_without_filters", 0)),
                    exclusions=tuple(FilterExclusion.from_dict(e) for e in data.get("exclusions") or ()),
                    partial_hidden=int(data.get("partial_hidden", 0)), catalog_size=int(data.get("catalog_size", 0)),
-                   catalog_version=data.get("catalog_version", ""), warnings=tuple(data.get("warnings") or ()))
+                   catalog_version=data.get("catalog_version", ""), warnings=tuple(data.get("warnings") or ()),
+                   constraints=tuple(data.get("constraints") or ()), unsatisfied=tuple(data.get("unsatisfied") or ()),
+                   suggestions=tuple(Suggestion.from_dict(x) for x in data.get("suggestions") or ()),
+                   semantic=dict(data.get("semantic") or {}), verdict=data.get("verdict", ""))
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,13 @@
    plain substring match for engine ``substring``;
 2. strict mode drops partial matches (and counts them);
 3. facet filters keep the cards passing every active filter (:mod:`.filters`);
+   and cards that do not satisfy the query's constraint terms are dropped (:mod:`.constraints`);
 4. only the groups that can reach the top k are scored: BM25 from the engine, the verification
    prior and phrase proximity (:mod:`.engines`, :mod:`.ranking`, :mod:`.proximity`);
-5. the order of hits (:func:`.ranking.order`) and the reply (:mod:`eagle_rag_datasets.reply`).
+5. the lexical order of hits (:func:`.ranking.order`), fused with the semantic channel's cards
+   above its floor, within the same filters and constraints (:mod:`.semantic`, :mod:`.fusion`);
+6. the reply, which says what emptied an empty answer and offers suggestions apart from the hits
+   (:mod:`eagle_rag_datasets.reply`).
 """
 
 from __future__ import annotations
@@ -15,15 +19,17 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag_datasets.catalog.kinds import DATASET
-from eagle_rag_datasets.reply.build import build_response, to_hit
+from eagle_rag_datasets.reply.build import Judgement, build_response, to_hit
 from eagle_rag_datasets.reply.explain import explain_hit
 from eagle_rag_datasets.reply.response import DatasetSearchResponse
 from eagle_rag_datasets.search.candidates import find_matches
 from eagle_rag_datasets.search.engines import Engine
+from eagle_rag_datasets.search.fusion import fuse
 from eagle_rag_datasets.search.matching import Coverage, scoring_terms
 from eagle_rag_datasets.search.proximity import phrase_checks, proximity
 from eagle_rag_datasets.search.query import DatasetQuery
 from eagle_rag_datasets.search.ranking import RankedHit, Tier, leading_groups, order, prior
+from eagle_rag_datasets.search.semantic import SHORT_WEIGHT, SemanticScores
 from eagle_rag_datasets.search.units import parse_query
 
 if TYPE_CHECKING:
@@ -39,6 +45,16 @@ def _candidates(catalog: DatasetCatalog, request: DatasetQuery,
     return result.hits, result.base, result.scoring
 
 
+def _semantic(catalog: DatasetCatalog, request: DatasetQuery, engine: Engine) -> SemanticScores | None:
+    if engine is Engine.SUBSTRING or request.strict or not request.semantic:
+        return None
+    index = catalog.semantic()
+    if index is None:
+        return None
+    weight = sum(unit.weight for unit in parse_query(request.text).units if not unit.soft)
+    return index.scores(request.text, short=weight <= SHORT_WEIGHT)
+
+
 def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchResponse:
     """Answer a validated request (:meth:`DatasetQuery.validated`) over ``catalog``."""
     engine = Engine.from_str(request.engine)
@@ -47,7 +63,11 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
     if request.strict:
         hits = [h for h in hits if h.tier is not Tier.PARTIAL]
     allowed, sets = catalog.facets.allowed(request.active_filters())
-    kept = [h for h in hits if allowed is None or h.ordinal in allowed]
+    constraints = catalog.constraints(request.text) if engine is not Engine.SUBSTRING else []
+    restricting = [c.cards for c in constraints if c.restricts]
+    satisfying = frozenset.intersection(*restricting) if restricting else None
+    kept = [h for h in hits if (allowed is None or h.ordinal in allowed)
+            and (satisfying is None or h.ordinal in satisfying)]
     if engine is not Engine.SUBSTRING:  # the substring engine stays plain
         for hit in kept:
             hit.non_dataset = catalog.kinds[hit.ordinal] != DATASET
@@ -61,7 +81,15 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
             hit.prior = prior(catalog.cards[hit.ordinal].license_verdict, as_of)
             hit.proximity = proximity(checks, catalog.flat_texts[hit.ordinal]) if checks else 0.0
     ranked = order(head, use_prior=request.prior) + tail  # the tail is only counted, never shown
+    semantic = _semantic(catalog, request, engine)
+    off = (engine is not Engine.SUBSTRING and request.semantic and not request.strict and semantic is None
+           and catalog.semantic_error is not None)
+    judged = Judgement(constraints, semantic, allowed, satisfying, off)
+    if semantic is not None:
+        partial = [h.ordinal for h in ranked if h.tier is Tier.PARTIAL]
+        ranked = fuse(ranked, semantic.ranked(judged.scope), catalog.card_ids, semantic.ranks(partial, judged.scope))
     top = [to_hit(rank, h, catalog.cards[h.ordinal],
                   explain_hit(h, base, engine.value, request.prior) if request.explain else None)
            for rank, h in enumerate(ranked[:request.top_k], start=1)]
-    return build_response(request, top, ranked, hits, sets, partial_hidden, catalog)
+    return build_response(request, top, ranked, hits, sets, partial_hidden, catalog, judged)
+

@@ -18,11 +18,15 @@ from eagle_rag_datasets.search.units import FILLER_TERMS, ParsedQuery
 _NON_WORD = re.compile(r"[^0-9a-z\u00df-\u024f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 
-def flat_text(card: DatasetCard) -> str:
-    """Card text lower-cased with every run of non-word characters turned into one space."""
-    text = " ".join([card.name, *card.aliases, card.description, card.description_zh, *card.tags,
-                     *(t.replace("_", " ") for t in card.tasks)])
+def fold(text: str) -> str:
+    """``text`` lower-cased with every run of non-word characters turned into one space, padded by spaces."""
     return " " + _NON_WORD.sub(" ", normalize(text)).strip() + " "
+
+
+def flat_text(card: DatasetCard) -> str:
+    """The card's text (name, aliases, descriptions, tags, tasks) through :func:`fold`."""
+    return fold(" ".join([card.name, *card.aliases, card.description, card.description_zh, *card.tags,
+                          *(t.replace("_", " ") for t in card.tasks)]))
 
 
 def _singular(word: str) -> str:

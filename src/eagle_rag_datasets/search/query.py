@@ -23,7 +23,8 @@ FILTER_LABELS = {"languages": "language", "licenses": "licence", "tasks": "task"
 class DatasetQuery:
     """A dataset-card search.
 
-    ``top_k``: 1..100 hits returned. ``strict``: every query term required (no partial hits).
+    ``top_k``: 1..100 hits returned. ``strict``: every query term required (no partial or semantic hits).
+    ``semantic``: the semantic channel (multilingual e5; engines ``index`` and ``bm25``).
     ``synonyms``/``typos``: expansion switches. ``prior``: the verification prior (see
     :func:`eagle_rag_datasets.search.ranking.prior`). ``explain``: a score explanation per hit.
     Filters (any value of one filter, all filters together): ``languages`` (ISO codes or names),
@@ -35,6 +36,7 @@ class DatasetQuery:
     top_k: int = 10
     engine: str = Engine.INDEX.value
     strict: bool = False
+    semantic: bool = True
     synonyms: bool = True
     typos: bool = True
     prior: bool = True

@@ -14,7 +14,13 @@ tier    match      when
 3       synonym    as tier 5, some terms only in description, tags or tasks
 2       typo       every term found once a misspelt word is corrected, or the query is a misspelt name
 1       partial    at least half of the query terms found (never in strict mode)
+0       semantic   no lexical match, but the card's e5 vector is close to the query's
+                   (:mod:`.semantic`; a partial match the semantic channel also finds is
+                   labelled semantic too)
 ======  =========  ==========================================================================
+
+The semantic channel is fused after the exact and alias tiers (:mod:`.fusion`): those come first
+whatever the similarity, so a named dataset stays on top.
 
 Hits in name fields rank above hits in description and tags, and synonym hits rank after the
 exact hits and after the lexical hits of the same fields.
@@ -48,9 +54,11 @@ class MatchKind(StrEnum):
     SYNONYM = "synonym"
     TYPO = "typo"
     PARTIAL = "partial"
+    SEMANTIC = "semantic"
 
 
 class Tier(IntEnum):
+    SEMANTIC = 0
     PARTIAL = 1
     TYPO = 2
     SYNONYM = 3
@@ -69,7 +77,7 @@ _TIER_MATCH = {
     Tier.EXACT: MatchKind.EXACT, Tier.ALIAS: MatchKind.ALIAS, Tier.NAME: MatchKind.LEXICAL,
     Tier.TEXT: MatchKind.LEXICAL, Tier.SYNONYM_NAME: MatchKind.SYNONYM, Tier.SYNONYM: MatchKind.SYNONYM,
     Tier.TYPO: MatchKind.TYPO,
-    Tier.PARTIAL: MatchKind.PARTIAL,
+    Tier.PARTIAL: MatchKind.PARTIAL, Tier.SEMANTIC: MatchKind.SEMANTIC,
 }
 
 
@@ -103,10 +111,15 @@ class RankedHit:
     prior: float = 0.0
     proximity: float = 0.0
     non_dataset: bool = False
+    similarity: float | None = None
+    fused: float = 0.0
     notes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def match(self) -> MatchKind:
+        """The tier's match kind; a partial match that the semantic channel also found is semantic."""
+        if self.tier is Tier.PARTIAL and self.similarity is not None:
+            return MatchKind.SEMANTIC
         return self.tier.match
 
     @property

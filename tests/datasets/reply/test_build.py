@@ -11,9 +11,12 @@ pytestmark = pytest.mark.unit
 
 
 def test_empty_without_filters_says_so(mini):
-    response = mini.search("ImageNet")
+    response = mini.search("ImageNet")  # a dataset name no card carries: a constraint no card satisfies
     assert response.hits == () and response.total == 0 and response.exhaustive is True
-    assert response.exclusions == () and "No card in the catalog (12 cards)" in response.message
+    assert response.exclusions == () and "no card in the catalog names ImageNet (0 of 12)" in response.message
+    assert response.verdict == "unsatisfied" and response.absent
+    response = mini.search("zebra stripes", semantic=False)  # the lexical channel alone
+    assert response.verdict == "absent" and "No card in the catalog (12 cards)" in response.message
 
 
 def test_empty_with_filters_counts_each_filter_alone(mini):

@@ -42,9 +42,9 @@ def test_digits_and_first_letter_are_never_corrected(names, query):
 
 
 def test_typos_rank_after_exact_and_switch_off(names):
-    response = names.search("MedQA")
+    response = names.search("MedQA", semantic=False)
     assert ids(response) == ["n/medqa"]  # cMedQA is not a typo of MedQA (first letter)
-    assert names.search("MedMentons", typos=False).total == 0
+    assert names.search("MedMentons", typos=False, semantic=False).total == 0
 
 
 def test_typo_inside_a_longer_query(catalog):
