@@ -17,7 +17,7 @@ $(BASE): pyproject.toml
 # from the local torch==2.13.0 file (a plain `torch` would pull a multi-GB CUDA build).
 $(DEV): $(BASE)
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[dev,transformers,langchain,llama-index]"
+	$(BIN)/pip install -q -e ".[dev,transformers,langchain,llama-index,ray]"
 	touch $@
 
 setup: $(BASE)

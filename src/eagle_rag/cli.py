@@ -20,6 +20,7 @@ from rich.table import Table
 
 from eagle_rag.cli_progress import CommandProgress
 from eagle_rag.errors import EagleError
+from eagle_rag.ingest.executors import RAY_MISSING, Executor, RayOptions
 from eagle_rag.settings import Settings, SettingsError, effective_settings
 
 app = typer.Typer(help="Eagle-RAG: offline biomedical retrieval.", no_args_is_help=True,
@@ -99,6 +100,20 @@ def print_report(report: Any) -> None:
         err.print(f"[yellow]warning[/] {warning.path}: {warning.error}")
 
 
+def ray_ingest_options(executor: Executor, address: str | None, actors: int | None) -> RayOptions | None:
+    """The Ray options of ``ingest`` (None for the local executor); a usage error (exit 2) for Ray
+    options without ``--executor ray`` or for a Ray that is not installed."""
+    import importlib.util
+
+    if executor is not Executor.RAY:
+        if address is not None or actors is not None:
+            raise typer.BadParameter("--ray-address and --ray-actors need --executor ray", param_hint="--executor")
+        return None
+    if importlib.util.find_spec("ray") is None:
+        raise typer.BadParameter(RAY_MISSING, param_hint="--executor")
+    return RayOptions(address=address, actors=actors)
+
+
 @app.command()
 def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", exists=True)],
            kb: Annotated[str, typer.Option("--kb", help="knowledge base name")] = "default",
@@ -108,7 +123,14 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", 
                                                   "nothing")] = False,
            max_errors: Annotated[int | None, typer.Option("--max-errors", min=0, help="bad records a file may have "
                                                           "before it stops (default: ingest.max_record_errors)")
-                                 ] = None) -> None:
+                                 ] = None,
+           executor: Annotated[Executor, typer.Option("--executor", help="run the stages here (local) or on Ray "
+                                                      "Data (ray; extra 'ray')")] = Executor.LOCAL,
+           ray_address: Annotated[str | None, typer.Option("--ray-address", help="Ray cluster to join (auto or "
+                                                           "HOST:PORT of `ray start --head`); default: a local "
+                                                           "Ray")] = None,
+           ray_actors: Annotated[int | None, typer.Option("--ray-actors", min=1, help="embedding actors (default: "
+                                                          "one a GPU, else the CPUs less one)")] = None) -> None:
     """Ingest files and folders (text, Markdown, HTML, JSON, JSONL, BEIR corpus.jsonl, CSV, TSV).
 
     Multi-record files are read record by record: a bad record is reported with its line and the
@@ -116,11 +138,18 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", 
     Through a server, the files are uploaded (a document's id then comes from the name it is sent
     under: its file name, or for files of one ingest that share a name, their paths below the folder
     holding all the paths given).
-    A named pipe, socket or device is skipped as "not a regular file"."""
+    A named pipe, socket or device is skipped as "not a regular file".
+    With --executor ray the same stages run on Ray Data (docs/scale.md) and this process writes the
+    data folder, so no server may own it."""
     from eagle_rag.connect import open_backend
     from eagle_rag.errors import IngestError
 
+    ray_options = ray_ingest_options(executor, ray_address, ray_actors)
     settings, target = target_for(url, api_key, local)
+    if ray_options is not None and target.remote:
+        raise typer.BadParameter(f"--executor ray writes the data folder itself, but the server at {target.url} "
+                                 "owns it: stop the server (or ingest through it without --executor ray)",
+                                 param_hint="--executor")
     with open_backend(settings, target, "ingest") as backend:
         if target.remote:
             try:
@@ -132,7 +161,8 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", 
                 if not report.failures:
                     raise
         else:
-            report = ingest_with_progress(backend, paths, kb, dry_run=dry_run, max_errors=max_errors)
+            report = ingest_with_progress(backend, paths, kb, dry_run=dry_run, max_errors=max_errors,
+                                          executor=executor, ray=ray_options)
     if json_out:
         print(json.dumps(report.to_dict(), indent=2))
     else:

@@ -31,7 +31,9 @@ import logging
 import os
 import pickle
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,6 +52,8 @@ if TYPE_CHECKING:
     from eagle_rag.settings import Settings
 
 log = logging.getLogger(__name__)
+BLOCK_BYTES = 256 * 1024
+"""The largest block Ray Data makes here: some tens of records, a batch of vectors a block."""
 @dataclass
 class _Collector:
     """The driver's side: turns the rows the pipeline delivers into writes and the report."""
@@ -187,10 +191,11 @@ def ray_ingest(engine: Engine, paths: Sequence[Path], kb_name: str, progress: Pr
         joined = ray.is_initialized()
         if not joined:
             ray.init(address=options.address, include_dashboard=False, log_to_driver=False,
-                     logging_level=logging.WARNING)
+                     logging_level=logging.ERROR)
         try:
-            for kind, file, payload in _rows(ray, engine.settings, files, kb_name, dry_run, max_errors, options):
-                collector.take(kind, file, payload)
+            with ray_data_context(ray):
+                for kind, file, payload in _rows(ray, engine.settings, files, kb_name, dry_run, max_errors, options):
+                    collector.take(kind, file, payload)
         finally:
             if not joined:
                 ray.shutdown()
@@ -200,12 +205,30 @@ def ray_ingest(engine: Engine, paths: Sequence[Path], kb_name: str, progress: Pr
     return run.report
 
 
+@contextmanager
+def ray_data_context(ray: Any) -> Iterator[None]:
+    """Ray Data set up for the ingest while the pipeline runs, as it was afterwards: blocks of at most
+    :data:`BLOCK_BYTES` (Ray Data's 128 MiB would put a whole file's records in one block: one actor
+    would embed all of it and the driver would see nothing until it ended), no progress bars and
+    none of its notices (the ingest reports its own progress; errors still show)."""
+    data_context = ray.data.DataContext.get_current()
+    kept = data_context.target_max_block_size, data_context.enable_progress_bars
+    data_context.target_max_block_size, data_context.enable_progress_bars = BLOCK_BYTES, False
+    logger = logging.getLogger("ray.data")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=UserWarning, module="ray.data")
+            yield
+    finally:
+        logger.setLevel(level)
+        data_context.target_max_block_size, data_context.enable_progress_bars = kept
+
+
 def _rows(ray: Any, settings: Settings, files: list[Path], kb_name: str, dry_run: bool, max_errors: int | None,
           options: RayOptions) -> Any:
     """The rows the pipeline delivers to the driver, as they come."""
-    data_context = ray.data.DataContext.get_current()
-    data_context.enable_progress_bars = False
-    data_context.print_on_execution_start = False
     sized = plan(ray.cluster_resources(), options)
     shipped = worker_settings(settings, max(1, round(sized.actor_cpus)))
     limit = max_errors if max_errors is not None else settings.ingest.max_record_errors

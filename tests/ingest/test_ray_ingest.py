@@ -1,0 +1,254 @@
+"""The Ray executor (``eagle_rag.ingest.ray_executor``) against the local ingest, on a local Ray of 2 CPUs.
+
+Each corpus is ingested twice, into two data folders: by the local ingest and on Ray. Both must hold
+the same documents (registry status, content hash, chunk count), the same rows in every collection
+(chunk ids, texts, vectors at cosine >= 0.9999), the same lexical rows and token vectors
+(:mod:`eagle_rag.testing.ingest_compare`), and answer the same queries with the same hits; the reports
+must agree (counts, per-file counts, bad records with file and line).
+
+The SciFact run is also the fault run: when the driver has written its first batch, the embed actor's
+process is killed (SIGKILL); Ray restarts the actor and runs its batch again. Afterwards every record
+is in every store exactly once, ``doctor`` finds nothing, and the chunk counts are the local ones.
+
+SCIFACT_DOCS is 300, not the issue's 1,000: on these 2-core machines the two ingests of 1,000
+abstracts (1,480 chunks) took 5.4 minutes for the local one alone while the machine was shared, far
+past the test budget; ``bench/bench_ray_ingest.py`` holds the Ray ingest of 2,000 abstracts to the
+local one with the same comparison. Both corpora run under the biomed profile (the document router,
+enrichment, classification); sentence rows and token vectors are off for SciFact and on for the
+sample corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import ray
+
+from eagle_rag import doctor
+from eagle_rag.demo import sample_dir
+from eagle_rag.engine import Engine
+from eagle_rag.ingest.executors import Executor, RayOptions
+from eagle_rag.ingest.ray_executor import Plan, plan
+from eagle_rag.settings import Settings, load_settings
+from eagle_rag.testing.ingest_compare import Snapshot, differences, snapshot
+from eagle_rag.types import SearchRequest
+from tests.client.helpers import run_cli
+from tests.conftest import SHARED
+
+SCIFACT = SHARED / "beir" / "scifact"
+SCIFACT_DOCS = 300
+EMBED_ACTOR = "ray::MapWorker(MapBatches(EmbedActor))"
+BAD_LINE = 3  # the bad record's line in the mixed file
+MIXED = [{"id": "good-1", "title": "Imatinib in chronic myeloid leukemia", "text": "Imatinib inhibits BCR-ABL."},
+         {"id": "good-2", "title": "Metformin", "text": "Metformin lowers hepatic glucose output."},
+         None,  # BAD_LINE: not JSON
+         {"id": "good-3", "title": "Warfarin", "text": "Warfarin dosing follows the INR."}]
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="session")
+def local_ray() -> Iterator[None]:
+    """One local Ray for the session: 2 CPUs, as on the CI machines."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+    yield
+    ray.shutdown()
+
+
+def assert_same_stores(got: Snapshot, expected: Snapshot) -> None:
+    assert differences(got, expected) == []
+    assert expected.documents and all(status == "complete" for status, _, _ in expected.documents.values())
+
+
+def hits(engine: Engine, queries: list[str], kb: str) -> list[list[tuple[str, str]]]:
+    return [[(h.document_id, h.id) for h in engine.search(SearchRequest(query=q, top_k=5, kb_names=(kb,))).hits]
+            for q in queries]
+
+
+def report_view(report: Any) -> dict[str, Any]:
+    """The report without its timing."""
+    data = report.to_dict()
+    data.pop("seconds")
+    return data
+
+
+def write_mixed(path: Path) -> Path:
+    """MIXED as a JSONL file: three good records and, at BAD_LINE, one that is not JSON."""
+    path.write_text("".join((json.dumps(r) if r else "{not json") + "\n" for r in MIXED), encoding="utf-8")
+    return path
+
+
+def settings_for(folder: Path, **overrides: Any) -> Settings:
+    return load_settings(environ={}, overrides={"data_dir": str(folder), **overrides})
+
+
+@dataclass
+class Pair:
+    """One corpus ingested locally and on Ray: the reports, stores and answers of each."""
+
+    local_report: dict[str, Any]
+    ray_report: dict[str, Any]
+    local: Snapshot
+    ray: Snapshot
+    local_hits: list[list[tuple[str, str]]]
+    ray_hits: list[list[tuple[str, str]]]
+    extra: dict[str, Any]
+
+
+def ingest_both(tmp: Path, paths: list[Path], kb: str, queries: list[str], overrides: dict[str, Any],
+                options: RayOptions, progress: Any = None) -> Pair:
+    out: dict[str, Any] = {}
+    for side in ("local", "ray"):
+        with Engine(settings_for(tmp / side, **overrides)) as engine:
+            if side == "ray":
+                report = engine.ingest(paths, kb_name=kb, executor=Executor.RAY, ray=options, progress=progress)
+                out["doctor"] = doctor.check(engine).findings
+            else:
+                report = engine.ingest(paths, kb_name=kb)
+            out[side] = (report_view(report), snapshot(engine), hits(engine, queries, kb))
+    return Pair(out["local"][0], out["ray"][0], out["local"][1], out["ray"][1], out["local"][2], out["ray"][2],
+                {"doctor": out["doctor"]})
+
+
+@pytest.fixture(scope="module")
+def sample_pair(local_ray: None, tmp_path_factory: pytest.TempPathFactory) -> Pair:
+    """The sample corpus (biomed profile: sentence rows and token vectors on) plus a JSONL file with a
+    bad record among good ones."""
+    tmp = tmp_path_factory.mktemp("ray_sample")
+    mixed = write_mixed(tmp / "mixed.jsonl")
+    import yaml
+
+    queries = [q["query"] for q in yaml.safe_load((sample_dir() / "demo_queries.yaml").read_text(encoding="utf-8"))]
+    return ingest_both(tmp, [sample_dir(), mixed], "demo", queries, {"profile": "biomed"}, RayOptions(batch_docs=16))
+
+
+@pytest.fixture(scope="module")
+def scifact_pair(local_ray: None, tmp_path_factory: pytest.TempPathFactory) -> Pair:
+    """The first SCIFACT_DOCS SciFact abstracts; the embed actor is killed once the first batch is written."""
+    tmp = tmp_path_factory.mktemp("ray_scifact")
+    corpus = tmp / "corpus.jsonl"
+    with (SCIFACT / "corpus.jsonl").open(encoding="utf-8") as source:
+        corpus.write_text("".join(line for _, line in zip(range(SCIFACT_DOCS), source, strict=False)),
+                          encoding="utf-8")
+    with (SCIFACT / "queries.jsonl").open(encoding="utf-8") as source:
+        queries = [json.loads(line)["text"] for _, line in zip(range(20), source, strict=False)]
+    killed: list[tuple[int, int]] = []  # (pid, records the driver had taken when it was killed)
+
+    def kill_embed_actor(done: int, _total: int | None) -> None:
+        if done and not killed:
+            killed.extend((pid, done) for pid in kill_processes(EMBED_ACTOR))
+
+    overrides = {"profile": "biomed", "ingest": {"sentence_collections": [], "token_vector_collections": []}}
+    pair = ingest_both(tmp, [corpus], "scifact", queries, overrides, RayOptions(batch_docs=64), kill_embed_actor)
+    pair.extra["killed"] = killed
+    return pair
+
+
+def kill_processes(title: str) -> list[int]:
+    """SIGKILL every process whose command line (a Ray worker's title) starts with ``title``."""
+    killed = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if cmdline.startswith(title):
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed.append(int(entry.name))
+    return killed
+
+
+def test_ray_ingest_of_the_sample_corpus_equals_the_local_one(sample_pair: Pair) -> None:
+    assert sample_pair.ray_report == sample_pair.local_report
+    assert sample_pair.local_report["documents"] > 70 and sample_pair.local_report["chunks"] > 200
+    assert_same_stores(sample_pair.ray, sample_pair.local)
+    assert any(c.endswith("__sentences") for c in sample_pair.local.rows) and sample_pair.local.tokens
+    assert sample_pair.ray_hits == sample_pair.local_hits and all(sample_pair.local_hits)
+    assert sample_pair.extra["doctor"] == []
+
+
+def test_a_bad_record_costs_that_record_only(sample_pair: Pair) -> None:
+    report = sample_pair.ray_report
+    [bad] = report["record_failures"]
+    assert bad["file"].endswith("mixed.jsonl") and bad["line"] == BAD_LINE and bad["record"] == BAD_LINE
+    [mixed] = [f for f in report["files_detail"] if f["path"].endswith("mixed.jsonl")]
+    assert (mixed["records"], mixed["ingested"], mixed["failed"]) == (4, 3, 1)
+    assert {f"demo/good-{i}" for i in (1, 2, 3)} <= sample_pair.ray.documents.keys()
+
+
+def test_ray_ingest_of_scifact_equals_the_local_one_after_a_worker_was_killed(scifact_pair: Pair) -> None:
+    assert scifact_pair.extra["killed"], "no embed actor was running when the first batch was written"
+    assert all(done < SCIFACT_DOCS for _, done in scifact_pair.extra["killed"])  # mid-run
+    assert scifact_pair.ray_report == scifact_pair.local_report
+    assert scifact_pair.local_report["documents"] == SCIFACT_DOCS
+    assert_same_stores(scifact_pair.ray, scifact_pair.local)  # every record, each chunk once
+    assert scifact_pair.ray.chunks == scifact_pair.local.chunks == scifact_pair.local_report["chunks"]
+    assert all(len(ids) == len(set(ids)) for ids in scifact_pair.ray.lexical.values())
+    assert scifact_pair.ray_hits == scifact_pair.local_hits and all(scifact_pair.local_hits)
+    assert scifact_pair.extra["doctor"] == []
+
+
+def test_dry_run_and_max_errors_keep_their_meaning(local_ray: None, tmp_path: Path) -> None:
+    """A dry run writes nothing and reports what the local one reports; ``max_errors`` 1 stops a
+    file at its second bad record (line 4 of 1 good, 2 bad, 1 good: the last is never read)."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "text": "kinase"}\n{oops\n{"id": "b", "text": ""}\n{"id": "c", "text": "x"}\n',
+                   encoding="utf-8")
+    reports = []
+    for executor in Executor:
+        with Engine(settings_for(tmp_path / executor.value)) as engine:
+            report = engine.ingest([bad, sample_dir() / "labels"], kb_name="dry", dry_run=True, max_errors=1,
+                                   executor=executor)
+            assert engine.registry.list(limit=10) == []
+            reports.append(report_view(report))
+    assert reports[0] == reports[1]
+    [stopped] = [f for f in reports[1]["files_detail"] if f["path"] == str(bad)]
+    assert stopped["records"] == 3 and stopped["failed"] == 2 and "more than 1 bad records" in stopped["stopped"]
+    assert reports[1]["documents"] == 1 + 19 and reports[1]["dry_run"]
+
+
+def test_cli_joins_a_ray_cluster_by_its_address(local_ray: None, tmp_path: Path) -> None:
+    """``eagle-rag ingest --executor ray --ray-address ADDR`` in another process joins the Ray this
+    session runs (as a node of a ``ray start --head`` cluster would be joined), reports the bad record
+    with its file and line, exits 1, and keeps stderr free of Ray's notices; a Ray option without
+    ``--executor ray`` is a usage error (exit 2)."""
+    mixed = write_mixed(tmp_path / "mixed.jsonl")
+    (tmp_path / "data").mkdir()
+    address = ray.get_runtime_context().gcs_address
+    result = run_cli(tmp_path / "data", "ingest", str(mixed), "--kb", "cli", "--executor", "ray", "--ray-address",
+                     address, "--json", timeout=300)
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["documents"] == 3 and [(f["file"], f["line"]) for f in report["record_failures"]] == [
+        (str(mixed), BAD_LINE)]
+    assert "Traceback" not in result.stderr and "WARNING" not in result.stderr, result.stderr
+    usage = run_cli(tmp_path / "data", "ingest", str(mixed), "--ray-address", address)
+    assert usage.returncode == 2 and "need --executor ray" in usage.stderr
+
+
+@pytest.mark.unit
+def test_the_pool_leaves_room_for_a_read_task() -> None:
+    """2 CPUs: one actor of 1 CPU (CPUs less one), read tasks of 0.5 CPU in the CPU left: (2 - 1) / 0.5
+    = 2; two actors get (2 - 0.5) / 2 = 0.75 CPU each, so one read task (0.5) still fits; a GPU
+    cluster gets one actor a GPU."""
+    assert plan({"CPU": 2}, RayOptions()) == Plan(actors=1, actor_cpus=1.0, actor_gpus=0.0, tasks=2)
+    assert plan({"CPU": 2}, RayOptions(actors=2)) == Plan(actors=2, actor_cpus=0.75, actor_gpus=0.0, tasks=1)
+    assert plan({"CPU": 16, "GPU": 4}, RayOptions()) == Plan(actors=4, actor_cpus=1.0, actor_gpus=1.0, tasks=24)
+
+
+@pytest.mark.unit
+def test_unknown_executor_lists_the_valid_ones() -> None:
+    from eagle_rag.errors import InvalidRequest
+
+    with pytest.raises(InvalidRequest, match="valid: local, ray"):
+        Executor.from_str("dask")
+    assert Executor.from_str(" Ray ") is Executor.RAY
