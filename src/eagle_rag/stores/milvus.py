@@ -13,10 +13,10 @@ import math
 import os
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pymilvus import MilvusClient
 from pymilvus.exceptions import MilvusException
@@ -28,6 +28,7 @@ from eagle_rag.stores.filters import build_milvus_filter, milvus_string_literal
 from eagle_rag.stores.milvus_capabilities import Capabilities, Feature, read_capabilities
 from eagle_rag.types import Chunk
 
+_T = TypeVar("_T")
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}")
 _SERVER_SCHEMES = ("http://", "https://", "tcp://", "unix:")
 MAX_TOP_K = 16384
@@ -50,6 +51,14 @@ def login_refused(uri: str, had_token: bool) -> StoreUnavailable:
     return StoreUnavailable(f"the Milvus server at {uri} refused {what}: set milvus.token (or milvus.user and "
                             "milvus.password; env EAGLE_RAG_MILVUS__TOKEN) to an account it accepts",
                             {"store": "vectors", "reason": "login_refused"})
+
+
+def is_released(exc: BaseException) -> bool:
+    """True for a search on a collection the server does not hold in memory (code 101): a restarted
+    Milvus Lite server starts with every collection released."""
+    text = str(exc)
+    return isinstance(exc, MilvusException) and (getattr(exc, "code", None) == 101 or "'released'" in text
+                                                 or "not loaded" in text.lower())
 
 
 class CollectionNotFoundError(LookupError):
@@ -332,18 +341,29 @@ class MilvusVectorStore:
             info = self._info(collection)
             if len(vector) != info.dim:
                 raise ValueError(f"query vector has dim {len(vector)}, expected {info.dim}")
-            result = self.client.search(
+            result = self._loaded(collection, lambda: self.client.search(
                 collection, data=[[float(x) for x in vector]], filter=expr, limit=top_k,
                 output_fields=info.output_fields, anns_field="vector",
                 search_params={"metric_type": info.metric,
                                "params": {"ef": max(top_k, self._ef_search)}},
-            )
+            ))
         sign = -1.0 if info.metric == "L2" else 1.0
         return [
             ScoredId(id=str(hit["id"]), score=sign * float(hit["distance"]),
                      chunk=ms.row_to_chunk({**hit["entity"], "id": hit["id"]}))
             for hit in result[0]
         ]
+
+    def _loaded(self, collection: str, call: Callable[[], _T]) -> _T:
+        """``call()``; run once more after loading ``collection`` when the server had released it."""
+        try:
+            return call()
+        except MilvusException as exc:
+            if not is_released(exc):
+                raise
+            self._infos.pop(collection, None)
+            self._info(collection)  # loads what is not loaded
+            return call()
 
     def flush(self, collection: str) -> None:
         """Seal the collection's in-memory rows into indexed segments (call after a bulk ingest:
@@ -365,7 +385,7 @@ class MilvusVectorStore:
         expr = build_milvus_filter(flt)
         with self._lock:
             self._info(collection)
-            return ms.count_rows(self.client, collection, expr)
+            return self._loaded(collection, lambda: ms.count_rows(self.client, collection, expr))
 
     def has_rows(self, collection: str, flt: StoreFilter | None = None) -> bool:
         """Return True when some chunk of ``collection`` passes ``flt`` (stops at the first one)."""

@@ -22,16 +22,17 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from pymilvus import MilvusClient
+from pymilvus.exceptions import MilvusException
 
 from eagle_rag.analysis import analyze, analyze_query
 from eagle_rag.protocols import ScoredId, StoreFilter
 from eagle_rag.stores import milvus_schema as ms
 from eagle_rag.stores.filters import InvalidFilterError, build_milvus_filter, milvus_string_literal
-from eagle_rag.stores.milvus import MAX_TOP_K, MilvusVectorStore
+from eagle_rag.stores.milvus import MAX_TOP_K, MilvusVectorStore, is_released
 from eagle_rag.stores.milvus_bm25_schema import (
     ANALYZER,
     BM25_PARAMS,
@@ -42,6 +43,7 @@ from eagle_rag.stores.milvus_bm25_schema import (
 from eagle_rag.stores.milvus_capabilities import Feature
 from eagle_rag.types import Chunk
 
+_T = TypeVar("_T")
 SUFFIX = "__bm25"
 __all__ = ["ANALYZER", "BM25_PARAMS", "SUFFIX", "MilvusLexicalIndex", "check_bm25_index", "create_bm25_collection",
            "encode_term", "encode_terms", "hybrid_search"]
@@ -176,9 +178,9 @@ class MilvusLexicalIndex:
         expr = _filter_expr(flt)
         if top_k <= 0 or not terms or expr is None or not self.exists():
             return []
-        result = self.client.search(self.name, data=[encode_terms(terms)], anns_field="sparse", filter=expr,
-                                    limit=min(top_k, MAX_TOP_K), output_fields=list(ms.OUTPUT_FIELDS),
-                                    search_params={"metric_type": "BM25"})
+        result = self._loaded(lambda: self.client.search(
+            self.name, data=[encode_terms(terms)], anns_field="sparse", filter=expr, limit=min(top_k, MAX_TOP_K),
+            output_fields=list(ms.OUTPUT_FIELDS), search_params={"metric_type": "BM25"}))
         # Milvus Lite reports the BM25 score negated as a distance; a server reports it as is
         return [ScoredId(id=str(hit["id"]), score=abs(float(hit["distance"])),
                          chunk=ms.row_to_chunk({**hit["entity"], "id": hit["id"]}))
@@ -187,7 +189,20 @@ class MilvusLexicalIndex:
     def count(self, flt: StoreFilter | None = None) -> int:
         """Return the number of committed chunks that pass ``flt``."""
         expr = _filter_expr(flt)
-        return ms.count_rows(self.client, self.name, expr) if expr is not None and self.exists() else 0
+        if expr is None or not self.exists():
+            return 0
+        return self._loaded(lambda: ms.count_rows(self.client, self.name, expr))
+
+    def _loaded(self, call: Callable[[], _T]) -> _T:
+        """``call()``; run once more after loading the collection when the server had released it (a
+        restarted Milvus Lite server starts with every collection released)."""
+        try:
+            return call()
+        except MilvusException as exc:
+            if not is_released(exc):
+                raise
+            self.client.load_collection(self.name)
+            return call()
 
     def chunk_ids_for_document(self, document_id: str) -> set[str]:
         """Return the ids of every committed chunk of ``document_id``."""
