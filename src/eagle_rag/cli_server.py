@@ -92,7 +92,8 @@ def serve(
     from eagle_rag.engine import Engine
     from eagle_rag.errors import InvalidRequest
     from eagle_rag.server_file import ensure_folder_free, remove_server_file, server_url, write_server_file
-    from eagle_rag.settings import load_settings
+    from eagle_rag.settings import SettingsError, load_settings
+    from eagle_rag.stores.topology import mix_refusal
 
     settings = load_settings()
     configure_logging(settings.api.log_format, os.environ.get("EAGLE_RAG_LOG_LEVEL", "INFO"))
@@ -102,6 +103,9 @@ def serve(
         raise InvalidRequest(refusal, {"field": "host"})
     settings = settings.model_copy(update={"api": settings.api.model_copy(update={"host": bind_host,
                                                                                   "port": bind_port})})
+    mixed = mix_refusal(settings)
+    if mixed:
+        raise SettingsError(mixed)
     ensure_folder_free(settings.data_path, settings.milvus_uri, "eagle-rag serve")
     sock = bound_socket(bind_host, bind_port)  # before the models load and server.json is written
     if not is_loopback(bind_host) and not settings.api.api_key.get_secret_value():

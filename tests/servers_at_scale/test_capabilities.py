@@ -50,3 +50,27 @@ def test_the_milvus_bm25_backend_on_235_is_one_line_exit_2(milvus235_uri: str, t
                      f"or newer, and the server at {milvus235_uri} runs v2.3.5-lite; change lexical.backend or "
                      "upgrade the server"], done.stderr[-3000:]
     assert "Traceback" not in done.stderr and "no results" not in done.stdout
+
+
+@pytest.mark.parametrize(("settings", "private"), [
+    ({}, "the vector store (Milvus Lite milvus.db) and the lexical index (tantivy lexical/)"),
+    ({"EAGLE_RAG_LEXICAL__BACKEND": "milvus"}, "the vector store (Milvus Lite milvus.db) and the lexical index "
+                                               "(in milvus.db)"),
+    ({"EAGLE_RAG_MILVUS__URI": "http://127.0.0.1:1"}, "the lexical index (tantivy lexical/)"),
+])
+def test_serve_refuses_a_shared_registry_with_private_stores(tmp_path: Path, settings: dict[str, str],
+                                                             private: str) -> None:
+    """Two replicas sharing a PostgreSQL registry but each with its own Milvus Lite or tantivy diverged
+    silently (an upload to B skipped_unchanged on A and never indexed there): serve now refuses in one line."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
+    data = tmp_path / "data"
+    env.update({"EAGLE_RAG_DATA_DIR": str(data), "EAGLE_RAG_PLUGINS__ENABLED": "[]",
+                "EAGLE_RAG_REGISTRY__URL": "postgresql+psycopg://app:secret@db.example:5432/eagle", **settings})
+    done = subprocess.run([sys.executable, "-c", "from eagle_rag.cli import main; main()", "serve", "--port", "0"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, (done.stdout, done.stderr[-2000:])
+    assert done.stderr.strip().splitlines() == [
+        "error: the document registry postgresql+psycopg://app:***@db.example:5432/eagle is shared, but "
+        f"{private} live in this process's data folder {data}: replicas would diverge; set milvus.uri to a Milvus "
+        "server and lexical.backend: milvus, or use the embedded registry (registry.url empty)"]
+    assert not (data / "server.json").exists()
