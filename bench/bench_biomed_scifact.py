@@ -45,7 +45,7 @@ from ranx import Qrels, Run, evaluate
 from tantivy import Query
 
 from eagle_rag.engine import Engine
-from eagle_rag.evaluation.beir import KB_NAME, ensure_index, load_beir, percentile
+from eagle_rag.evaluation.beir import KB_NAME, ensure_index, load_beir, percentile, query_set
 from eagle_rag.ingest.dispatch import embed_input
 from eagle_rag.ingest.sentences import sentence_chunks
 from eagle_rag.settings import load_settings
@@ -465,13 +465,20 @@ def main() -> None:
     parser.add_argument("--against", default="", help="score: a second claim log, compared claim by claim")
     parser.add_argument("--runs", default="", help="ablation: folder for one claim log (JSON lines) per row; "
                                                    "score: the claim log to score")
+    parser.add_argument("--query-set", type=Path, default=None, help="JSON file of {part: [query id, ...]} "
+                        "(eval/biomed/bioasq_split.json): the queries of --part only")
+    parser.add_argument("--part", default="tune")
+    parser.add_argument("--across", action="store_true", help="search the index as it is, whatever settings "
+                        "wrote it (an experiment: the biomed stages over an index another profile wrote)")
     args = parser.parse_args()
-    data = load_beir(args.beir, args.split, args.limit_queries, args.query_offset)
+    only = query_set(args.query_set, args.part) if args.query_set else None
+    data = load_beir(args.beir, args.split, args.limit_queries, args.query_offset, only)
     if args.command == "score":
         score(args, data)
         return
-    with engine_for(args.data_dir, {}) as engine:
-        ensure_index(engine, data)
+    if not args.across:
+        with engine_for(args.data_dir, {}) as engine:
+            ensure_index(engine, data)
     print(f"{args.beir} split={args.split} queries={len(data.queries)}", flush=True)
     {"ablation": ablation, "tune": tune, "siblings": siblings, "sentences": sentences}[args.command](args, data)
 
