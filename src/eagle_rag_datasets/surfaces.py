@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from eagle_rag.plugin_api import ERROR_RESPONSES, FilterValue, InvalidRequest, McpTool, PlainText, hookimpl
 from eagle_rag_datasets.errors import DatasetsError
 from eagle_rag_datasets.reply.advice import naming_control
+from eagle_rag_datasets.search.engines.base import Engine
 from eagle_rag_datasets.service import PLUGIN_NAME, DatasetsService
 
 TOOL_NAMESPACE = PLUGIN_NAME
@@ -47,8 +48,10 @@ class DatasetsSearchBody(BaseModel):
     synonyms: bool = Field(True, description="expand synonyms (e.g. NER = named entity recognition)")
     typos: bool = Field(True, description="tolerate small typos")
     prior: bool = Field(True, description="rank verified, recent cards higher among equals")
-    engine: str = Field("index", max_length=32, description="index | bm25 | substring")
-    explain: bool = Field(False, description="add a score explanation per hit")
+    engine: str = Field(Engine.INDEX.value, max_length=32, json_schema_extra={"enum": [e.value for e in Engine]},
+                        description="index | bm25 | substring (another name is a 400 unknown_engine)")
+    explain: bool = Field(False, strict=True, description="add a score explanation per hit (true or false; 0 is "
+                                                          "refused, as by /search)")
     languages: list[Value] = Field(default_factory=list, max_length=50, description="ISO codes or names")
     licenses: list[Value] = Field(default_factory=list, max_length=50, description="licence ids (cc-by: any)")
     tasks: list[Value] = Field(default_factory=list, max_length=50)

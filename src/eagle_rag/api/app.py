@@ -87,7 +87,7 @@ def create_app(engine: Engine) -> FastAPI:
     install_console(app)
     engine.pm.hook.eagle_api_register(api=app, engine=engine)
     app.add_middleware(BodyLimitMiddleware, max_body=cfg.max_body_bytes, max_upload=cfg.max_upload_bytes,
-                       body_timeout_s=cfg.body_timeout_s)
+                       body_timeout_s=cfg.body_timeout_s, max_batch=cfg.max_batch)
     if cfg.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=cfg.cors_origins,
                            allow_methods=["GET", "POST", "DELETE"],

@@ -9,6 +9,7 @@ server path (:mod:`eagle_rag.api.redact`); a server-side failure is logged with 
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -55,10 +56,19 @@ _METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
 
 
 def _allowed_methods(request: Request) -> list[str]:
-    """Every method some route serves at this path (a path may have one route per method)."""
+    """Every method some route serves at this path (a path may have one route per method), as the schema
+    lists them when one of its paths names this one: ``/documents/x/chunks`` is the schema's
+    ``/documents/{document_id}/chunks`` (GET), although ``DELETE /documents/{document_id:path}``, whose id
+    may hold a '/', would take it too. HEAD goes with GET."""
     routes = request.app.router.routes
-    return [method for method in _METHODS
-            if any(route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes)]
+    served = [method for method in _METHODS
+              if any(route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes)]
+    documented = {method.upper() for template, operations in request.app.openapi().get("paths", {}).items()
+                  if re.fullmatch(re.sub(r"\\\{[^}]*\\\}", "[^/]+", re.escape(template)), request.url.path)
+                  for method in operations}
+    if not documented:
+        return served
+    return [m for m in served if m in documented or (m == "HEAD" and "GET" in documented)]
 
 
 async def _validation(request: Request, exc: Exception) -> JSONResponse:

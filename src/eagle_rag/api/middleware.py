@@ -84,8 +84,10 @@ class BodyLimitMiddleware:
     """
 
     def __init__(self, app: ASGIApp, max_body: int, max_upload: int,
-                 upload_paths: Sequence[str] = ("/ingest",), body_timeout_s: float = 10.0) -> None:
+                 upload_paths: Sequence[str] = ("/ingest",), body_timeout_s: float = 10.0,
+                 max_batch: int | None = None) -> None:
         self.app = app
+        self.max_batch = max_batch
         self.max_body = max_body
         self.max_upload = max_upload
         self.upload_paths = frozenset(upload_paths)
@@ -96,6 +98,7 @@ class BodyLimitMiddleware:
             await self.app(scope, receive, send)
             return
         limit = self.max_upload if scope.get("path") in self.upload_paths else self.max_body
+        batch = self.max_batch if scope.get("path") == BATCH_PATH else None
         declared = Headers(scope=scope).get("content-length")
         if declared is not None:
             if not declared.isdigit():
@@ -103,7 +106,7 @@ class BodyLimitMiddleware:
                                    status_code=400)(scope, receive, send)
                 return
             if int(declared) > limit:
-                await JSONResponse(_too_large(limit), status_code=413)(scope, receive, send)
+                await JSONResponse(_too_large(limit, batch), status_code=413)(scope, receive, send)
                 return
         received = 0
 
@@ -117,12 +120,21 @@ class BodyLimitMiddleware:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise HTTPException(413, detail=_too_large(limit)["error"]["message"])
+                    raise HTTPException(413, detail=_too_large(limit, batch)["error"]["message"])
             return message
 
         await self.app(scope, counted, send)
 
 
-def _too_large(limit: int) -> dict[str, Any]:
-    return error_body("payload_too_large", f"the request body is over the limit of {limit} bytes",
-                      {"limit": limit})
+BATCH_PATH = "/search/batch"
+
+
+def _too_large(limit: int, max_batch: int | None = None) -> dict[str, Any]:
+    """The 413 body; on ``POST /search/batch`` it also names the item limit (``api.max_batch``), which a batch
+    this large often breaks too (its items are not counted before the body is read)."""
+    if max_batch is None:
+        return error_body("payload_too_large", f"the request body is over the limit of {limit} bytes",
+                          {"limit": limit})
+    return error_body("payload_too_large", f"the request body is over the limit of {limit} bytes "
+                      f"(api.max_body_bytes); a batch holds at most {max_batch} searches (api.max_batch), "
+                      "whose bodies together must stay under that limit", {"limit": limit, "max_batch": max_batch})

@@ -38,8 +38,13 @@ def _filter_value(value: str) -> str:
     return value
 
 
-PlainText = Annotated[str, AfterValidator(_plain_text)]
-FilterValue = Annotated[str, StringConstraints(min_length=1, max_length=256), AfterValidator(_filter_value)]
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+"""The schema's word for :func:`_plain_text` (a client's generator then makes no NUL the server refuses)."""
+NO_CONTROL_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$"
+"""The schema's word for :func:`_filter_value`: no character of Unicode category Cc."""
+PlainText = Annotated[str, Field(json_schema_extra={"pattern": NO_NUL_PATTERN}), AfterValidator(_plain_text)]
+FilterValue = Annotated[str, StringConstraints(min_length=1, max_length=256),
+                        Field(json_schema_extra={"pattern": NO_CONTROL_PATTERN}), AfterValidator(_filter_value)]
 KB_NAME_PATTERN = r"^[A-Za-z0-9_.\-]{1,64}$"
 SearchKbName = Annotated[str, Field(json_schema_extra={"pattern": KB_NAME_PATTERN})]
 """A kb name of a search: the schema shows the pattern, :func:`eagle_rag.service.validate_request` checks it."""
@@ -90,7 +95,7 @@ class SearchBody(BaseModel):
     mode: SearchMode = Field(SearchMode.HYBRID, description="bm25 | dense | hybrid | full")
     explain: bool = Field(False, strict=True, description="add every hit's score trail (rank and score per stage)")
     has_image: bool = Field(False, strict=True, description="the query comes with an image (routing hint for plugins)")
-    image: str | None = Field(None, max_length=HARD_MAX_IMAGE_B64,
+    image: str | None = Field(None, min_length=1, max_length=HARD_MAX_IMAGE_B64,
                               description="a query image, base64 (PNG, JPEG, TIFF, DICOM, NIfTI): searched with a "
                                           "visual encoder; 400 when none has a model (see /health image_models)")
     offset: int = Field(0, strict=True, json_schema_extra={"minimum": 0},

@@ -77,8 +77,10 @@ def get_document(document_id: DocumentId, kb_name: KbChoice = None,
 
 
 _INGEST_BODY_RULE: dict[str, Any] = {"requestBody": {"content": {"multipart/form-data": {"schema": {
-    "anyOf": [{"required": ["files"]}, {"required": ["paths"]}]}}}}}
-"""The schema states what the server requires: at least one of ``files`` and ``paths``."""
+    "anyOf": [{"required": [name], "properties": {name: {"type": "array", "minItems": 1}}}
+              for name in ("files", "paths")]}}}}}
+"""The schema states what the server requires: at least one file or one path (an empty multipart body, or
+``files`` and ``paths`` sent with no part, is a 400 ``send files to upload or server-side paths``)."""
 
 
 async def refuse_empty_kb_name(request: Request) -> None:
