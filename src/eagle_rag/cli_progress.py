@@ -5,10 +5,11 @@ bar renders nothing useful, so a plain line goes to stderr instead, every
 ``EAGLE_RAG_PROGRESS_SECONDS`` seconds (default :data:`PLAIN_EVERY_S`), the first one once that
 time has passed, and a last one at the end when any was written. A line is written on time even
 while the count stands still, so a quiet log always means a short command; a stage of the work
-that counts something else (an ingest embeds the chunks of a batch of records it has read) adds
-its own count to the line (:meth:`CommandProgress.stage`)::
+that counts something else (an ingest prepares the records of a batch it has read, then embeds
+their chunks) adds its own count to the line (:meth:`CommandProgress.stage`)::
 
     ingest: 1200/5183 documents, 41 s
+    ingest: 74 records, preparing 30/74 records, 9 s
     ingest: 74 records, embedding 120/380 chunks, 15 s
 
 ``EAGLE_RAG_PROGRESS=1`` forces the bar, ``EAGLE_RAG_PROGRESS=0`` switches progress off.
@@ -20,13 +21,14 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
 from types import TracebackType
 from typing import TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
+STAGE_UNITS = {"preparing": "records", "embedding": "chunks"}
+"""What each stage of :meth:`CommandProgress.stage` counts."""
 PLAIN_EVERY_S = 5.0
 """Seconds between two plain progress lines (env ``EAGLE_RAG_PROGRESS_SECONDS``)."""
 
@@ -101,18 +103,17 @@ class CommandProgress:
     def advance(self, step: int = 1) -> None:
         self.update(self._done + step)
 
-    def stage(self, name: str, unit: str) -> Callable[[int, int | None], None]:
-        """A ``(done, total)`` callback for a stage that counts ``unit`` while the main count stands
-        (``embedding``, ``chunks``): the line and the bar then say ``embedding 120/380 chunks``."""
-        def update(done: int, total: int | None = None) -> None:
-            self._stage = f"{name} {done}/{total} {unit}" if total else f"{name} {done} {unit}"
-            if self.bar is not None and self._task is not None:
-                self.bar.update(self._task, description=f"{self.label} ({self.unit}), {self._stage}")
-            elif self.plain and time.monotonic() - self._last >= self.every_s:
-                with self._lock:
-                    self._write()
-
-        return update
+    def stage(self, name: str, done: int, total: int | None = None) -> None:
+        """A stage of the work that counts something else while the main count stands (``preparing``
+        records, ``embedding`` chunks: :data:`STAGE_UNITS`): the line and the bar then say
+        ``embedding 120/380 chunks``."""
+        unit = STAGE_UNITS.get(name, "")
+        self._stage = f"{name} {done}/{total} {unit}" if total else f"{name} {done} {unit}"
+        if self.bar is not None and self._task is not None:
+            self.bar.update(self._task, description=f"{self.label} ({self.unit}), {self._stage}")
+        elif self.plain and time.monotonic() - self._last >= self.every_s:
+            with self._lock:
+                self._write()
 
     def line(self) -> str:
         """The plain line: ``LABEL: DONE[/TOTAL] UNIT[, STAGE], SECONDS s``."""

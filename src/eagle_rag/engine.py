@@ -18,7 +18,7 @@ from eagle_rag.encoders.factory import default_registry
 from eagle_rag.encoders.registry import EncoderRegistry
 from eagle_rag.errors import InvalidRequest
 from eagle_rag.ingest.executors import Executor, RayOptions
-from eagle_rag.ingest.orchestrator import IngestOrchestrator, IngestReport, ProgressFn
+from eagle_rag.ingest.orchestrator import IngestOrchestrator, IngestReport, ProgressFn, StageProgressFn
 from eagle_rag.ingest.ray_executor import ray_ingest
 from eagle_rag.ingest.sources import missing_paths_error
 from eagle_rag.plugin_manager import build_plugin_manager
@@ -112,12 +112,12 @@ class Engine:
                progress: ProgressFn | None = None, *, dry_run: bool = False,
                max_errors: int | None = None, skip_missing: bool = False,
                executor: Executor | str = Executor.LOCAL, ray: RayOptions | None = None,
-               embed_progress: ProgressFn | None = None) -> IngestReport:
+               stage_progress: StageProgressFn | None = None) -> IngestReport:
         """Ingest files and folders record by record; see :mod:`eagle_rag.ingest.orchestrator`.
 
-        ``progress`` is called with (records read, None); ``embed_progress`` (local executor) with (chunks
-        embedded, chunks of the batch) while a batch of records is embedded, so a caller can show the
-        ingest moving while it embeds what it has read.
+        ``progress`` is called with (records read, None); ``stage_progress`` (local executor) with
+        ``("preparing", records, records of the batch)`` and ``("embedding", chunks, chunks of the batch)``
+        while a batch is written, so a caller can show the ingest moving after it has read a batch.
 
         ``dry_run`` parses and validates only (nothing is written); ``max_errors`` overrides
         ``ingest.max_record_errors``, the bad records a file may have before it stops.
@@ -152,7 +152,7 @@ class Engine:
                                     options=ray)
             else:
                 report = self.ingestor.ingest_paths(ctx, given, kb_name, progress, dry_run=dry_run,
-                                                    max_errors=max_errors, embed_progress=embed_progress)
+                                                    max_errors=max_errors, stage_progress=stage_progress)
         if report.chunks:
             self.flush()
         return report

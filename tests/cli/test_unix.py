@@ -183,9 +183,10 @@ def test_plain_progress_lines():
     assert slow.getvalue() == ""  # nothing before the first interval, so no last line either
 
 
-def test_ingest_progress_counts_the_chunks_embedded_while_the_records_stand(tmp_path):
-    """A folder's records are read at once, then embedded for long (the biomed demo stood at ``1 records``
-    for 25 s): the line says how many chunks of the batch are embedded, and that count moves."""
+def test_ingest_progress_counts_the_records_prepared_and_the_chunks_embedded(tmp_path):
+    """A folder's records are read at once, then prepared and embedded for long (the biomed demo stood at
+    ``1 records`` for 25 s): the line says how many records of the batch are prepared, then how many of its
+    chunks are embedded, and both counts move."""
     from eagle_rag.demo import sample_dir
 
     result = eagle(tmp_path, "ingest", str(sample_dir() / "labels"), "--kb", "k", EAGLE_RAG_PROGRESS_SECONDS="0",
@@ -196,6 +197,8 @@ def test_ingest_progress_counts_the_chunks_embedded_while_the_records_stand(tmp_
     assert len(set(done)) >= 3 and done == sorted(done), result.stderr
     assert done[-1] == stages[-1][1]  # every chunk of the batch embedded
     assert "ingest: 19 records, embedding " in result.stderr  # the 19 labels, read before the embedding
+    prepared = [int(n) for n in re.findall(r"ingest: 19 records, preparing (\d+)/19 records", result.stderr)]
+    assert prepared == list(range(19)), result.stderr  # one line a record (EAGLE_RAG_PROGRESS_SECONDS=0)
 
 
 def test_plain_progress_writes_on_time_while_the_count_stands_still():

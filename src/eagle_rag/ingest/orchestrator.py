@@ -77,6 +77,9 @@ from eagle_rag.types import (
 log = logging.getLogger(__name__)
 ProgressFn = Callable[[int, int | None], None]
 """Called with (records read so far, total or None when unknown), from the first record on."""
+StageProgressFn = Callable[[str, int, int | None], None]
+"""Called with (stage, done, total) as a batch is written: ``preparing`` counts records (parse, chunk,
+enrich, classify), ``embedding`` chunks; where an ingest spends its time after it has read a batch."""
 DOCS_PER_BATCH = 256
 PROGRESS_EVERY = 256
 _PROTECTED = ("id", "text", "path", "document_id", "ordinal")
@@ -135,8 +138,13 @@ class _Run:
     progress: ProgressFn | None
     pending: list[_Pending] = field(default_factory=list)
     records: int = 0
-    embed_progress: ProgressFn | None = None
-    """Called with (chunks of the batch embedded, chunks of the batch) while a batch is embedded."""
+    stage_progress: StageProgressFn | None = None
+    """Called while a batch is written: ``("preparing", records prepared, records of the batch)``, then
+    ``("embedding", chunks embedded, chunks of the batch)``."""
+
+    def stage(self, name: str, done: int, total: int | None) -> None:
+        if self.stage_progress:
+            self.stage_progress(name, done, total)
 
     def tick(self, force: bool = False) -> None:
         if self.progress and (force or self.records == 1 or self.records % PROGRESS_EVERY == 0):
@@ -233,18 +241,19 @@ class IngestOrchestrator:
 
     def ingest_paths(self, ctx: HookContext, paths: Sequence[Path], kb_name: str = "default",
                      progress: ProgressFn | None = None, *, dry_run: bool = False,
-                     max_errors: int | None = None, embed_progress: ProgressFn | None = None) -> IngestReport:
+                     max_errors: int | None = None, stage_progress: StageProgressFn | None = None) -> IngestReport:
         """Ingest files and folders (recursively). Returns what happened, failures included.
 
         ``max_errors`` overrides ``ingest.max_record_errors``; ``dry_run`` writes nothing.
-        ``progress`` gets the records read; ``embed_progress`` (chunks embedded, chunks of the batch) while a
-        batch is embedded, which is where an ingest spends its time (a batch holds up to 256 records).
+        ``progress`` gets the records read; ``stage_progress`` (:data:`StageProgressFn`) the records of a batch
+        prepared and its chunks embedded, which is where an ingest spends its time (a batch holds up to 256
+        records).
 
         Raises:
             StoreUnavailable: when a store cannot be reached (the ingest stops; a re-run resumes it).
         """
         started = time.perf_counter()
-        run = _Run(IngestReport(dry_run=dry_run), progress, embed_progress=embed_progress)
+        run = _Run(IngestReport(dry_run=dry_run), progress, stage_progress=stage_progress)
         report = run.report
         limit = max_errors if max_errors is not None else ctx.settings.ingest.max_record_errors
         for path in source_files(ctx, paths, report):
@@ -324,13 +333,15 @@ class IngestOrchestrator:
     def _flush(self, ctx: HookContext, run: _Run) -> None:
         """Write the waiting records (unchanged complete ones are skipped); see :mod:`eagle_rag.ingest.writer`."""
         pending, run.pending = run.pending, []
+        run.tick(force=True)  # the records read so far (ticks come every PROGRESS_EVERY records while reading)
         if run.report.dry_run:
             for entry in pending:
                 self._validate(ctx, run, entry)
             return
         prepared: list[tuple[_Pending, Prepared]] = []
         legacy: dict[str, DocumentRecord] = {}
-        for entry in pending:
+        for done, entry in enumerate(pending):
+            run.stage("preparing", done, len(pending))
             doc = keyed(entry.record.document)
             entry.record = replace(entry.record, document=doc)  # one live copy per record
             admitted = self.admit(ctx, run, entry, content_hash(doc), legacy)
@@ -376,7 +387,8 @@ class IngestOrchestrator:
         batch = [p for _, p in prepared]
         try:
             if embedded is None:
-                self.writer.write(ctx, batch, 0, sum(len(p.items) for p in batch), run.embed_progress)
+                self.writer.write(ctx, batch, 0, sum(len(p.items) for p in batch),
+                                  lambda done, total: run.stage("embedding", done, total))
             else:
                 self.writer.write(ctx, batch, 0, 0, None, embedded=embedded)
         except Exception as exc:  # noqa: BLE001 - reported per document, never half-visible
