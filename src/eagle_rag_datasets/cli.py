@@ -59,12 +59,22 @@ def _print_search(response: DatasetSearchResponse, explain: bool) -> None:
     console = Console()
     if response.hits:
         table = Table(title=f"{response.engine}: {response.query}")
-        for column in ("#", "id", "name", "match", "fields", "licence"):
+        for column in ("#", "id", "name", "match", "fields", "similarity", "licence"):
             table.add_column(column)
         for hit in response.hits:
-            table.add_row(str(hit.rank), hit.id, hit.name, hit.match, hit.fields, hit.license_id)
+            similarity = "-" if hit.similarity is None else f"{hit.similarity:.3f}"
+            table.add_row(str(hit.rank), hit.id, hit.name, hit.match, hit.fields, similarity, hit.license_id)
         console.print(table)
     console.print(naming_control(response.message, "--k", MAX_TOP_K), markup=False)
+    for constraint in response.unsatisfied:
+        console.print(f"emptied by the {constraint['kind']} term {constraint['term']!r}: {constraint['cards']} of "
+                      f"{constraint['of']} cards satisfy it", markup=False)
+    if response.suggestions:
+        console.print("suggestions (not matches):", markup=False)
+        for s in response.suggestions:
+            near = "" if s.similarity is None else f", similarity {s.similarity:.3f}"
+            fails = f", fails {'; '.join(s.fails)}" if s.fails else ""
+            console.print(f"  {s.id}: {s.name}{near}{fails}", markup=False)
     console.print(f"total {response.total}, exhaustive: {str(response.exhaustive).lower()}", markup=False)
     for warning in response.warnings:
         console.print(f"warning: {warning}", markup=False)
@@ -77,7 +87,8 @@ def _print_search(response: DatasetSearchResponse, explain: bool) -> None:
 def search_command(
     query: str = typer.Argument(..., help="words to search for (Chinese, English or mixed)"),
     k: int = typer.Option(10, "--k", "-k", help="hits to return (1-100)"),
-    strict: bool = typer.Option(False, "--strict", help="require every query term (no partial hits)"),
+    strict: bool = typer.Option(False, "--strict", help="require every query term (no partial or semantic hits)"),
+    no_semantic: bool = typer.Option(False, "--no-semantic", help="switch the semantic (multilingual e5) channel off"),
     no_synonyms: bool = typer.Option(False, "--no-synonyms", help="switch synonym expansion off"),
     no_typos: bool = typer.Option(False, "--no-typos", help="switch typo tolerance off"),
     no_prior: bool = typer.Option(False, "--no-prior", help="switch the verification prior off"),
@@ -97,8 +108,9 @@ def search_command(
     """Search dataset cards by name, alias, id or description."""
     server = _server(url, api_key, local, cards)
     if server is not None:
-        options = {"strict": strict, "synonyms": not no_synonyms, "typos": not no_typos, "prior": not no_prior,
-                   "engine": engine, "explain": explain, "languages": list(lang), "licenses": list(license),
+        options = {"strict": strict, "semantic": not no_semantic, "synonyms": not no_synonyms,
+                   "typos": not no_typos, "prior": not no_prior, "engine": engine, "explain": explain,
+                   "languages": list(lang), "licenses": list(license),
                    "tasks": list(task), "sources": list(source), "tags": list(tag)}
         answer = _remote(server, lambda client: client.datasets_search(query, k, **options))
         if as_json:
@@ -107,7 +119,8 @@ def search_command(
             _print_search(DatasetSearchResponse.from_dict(answer), explain)
         return
     try:
-        request = DatasetQuery(query, top_k=k, engine=engine, strict=strict, synonyms=not no_synonyms,
+        request = DatasetQuery(query, top_k=k, engine=engine, strict=strict, semantic=not no_semantic,
+                               synonyms=not no_synonyms,
                                typos=not no_typos, prior=not no_prior, explain=explain, languages=tuple(lang),
                                licenses=tuple(license), tasks=tuple(task), sources=tuple(source), tags=tuple(tag))
         response = get_catalog(cards).search(request)

@@ -7,7 +7,8 @@
 Where the cards come from: an explicit ``cards_path``; else the plugin option
 ``plugins.options.datasets.cards_path`` of the settings; else the bundled ``data/cards.jsonl``.
 Loaded catalogs are cached per file (path, modification time and size), so an edited file is
-reloaded on the next call.
+reloaded on the next call; their card vectors (the semantic channel) are cached under
+``<data_dir>/datasets`` by content, so an unchanged card is never embedded twice.
 """
 
 from __future__ import annotations
@@ -51,9 +52,21 @@ def resolve_cards_path(cards_path: str | Path | None = None, options: Mapping[st
     return chosen
 
 
+def vector_cache_dir() -> Path | None:
+    """Where card vectors of catalogs other than the bundled one are cached: ``<data_dir>/datasets``
+    (None when the settings cannot be read)."""
+    try:
+        from eagle_rag.plugin_api import load_settings
+
+        return load_settings().data_path / "datasets"
+    except Exception as exc:  # settings are optional for this plugin: vectors are then kept in memory only
+        log.debug("settings unavailable, card vectors are not cached on disk: %s", exc)
+        return None
+
+
 @lru_cache(maxsize=16)
 def _cached(path: str, mtime_ns: int, size: int) -> DatasetCatalog:
-    return DatasetCatalog.load(path)
+    return DatasetCatalog.load(path, vector_cache=vector_cache_dir())
 
 
 def get_catalog(cards_path: str | Path | None = None, options: Mapping[str, Any] | None = None) -> DatasetCatalog:
@@ -81,7 +94,7 @@ class DatasetsService:
         return datasets_check_ids(ids, catalog=self.catalog())
 
 
-def datasets_search(query: str, k: int = 10, *, strict: bool = False, synonyms: bool = True,
+def datasets_search(query: str, k: int = 10, *, strict: bool = False, semantic: bool = True, synonyms: bool = True,
                     typos: bool = True, prior: bool = True, engine: str = "index",
                     languages: Sequence[str] | str | None = None, licenses: Sequence[str] | str | None = None,
                     tasks: Sequence[str] | str | None = None, sources: Sequence[str] | str | None = None,
@@ -92,9 +105,9 @@ def datasets_search(query: str, k: int = 10, *, strict: bool = False, synonyms: 
     Raises InvalidQueryError / UnknownEngineError (core ``InvalidRequest``) for bad input.
     """
     request = DatasetQuery.from_dict({
-        "text": query, "top_k": k, "strict": strict, "synonyms": synonyms, "typos": typos, "prior": prior,
-        "engine": engine, "languages": languages, "licenses": licenses, "tasks": tasks, "sources": sources,
-        "tags": tags, "explain": explain,
+        "text": query, "top_k": k, "strict": strict, "semantic": semantic, "synonyms": synonyms, "typos": typos,
+        "prior": prior, "engine": engine, "languages": languages, "licenses": licenses, "tasks": tasks,
+        "sources": sources, "tags": tags, "explain": explain,
     })
     return (catalog or get_catalog(cards_path)).search(request).to_dict()
 

@@ -44,7 +44,9 @@ class DatasetsSearchBody(BaseModel):
 
     query: PlainText = Field(min_length=1, max_length=1000, description="words to search the cards for")
     top_k: int = Field(10, ge=1, le=100, description="cards to return")
-    strict: bool = Field(False, description="every query term required (no partial matches)")
+    strict: bool = Field(False, description="every query term required (no partial or semantic matches)")
+    semantic: bool = Field(True, description="the semantic channel: cards close in meaning, across Chinese and "
+                           "English (match: semantic)")
     synonyms: bool = Field(True, description="expand synonyms (e.g. NER = named entity recognition)")
     typos: bool = Field(True, description="tolerate small typos")
     prior: bool = Field(True, description="rank verified, recent cards higher among equals")
@@ -88,7 +90,9 @@ def eagle_api_register(api: Any, engine: Any) -> None:
     @api.post("/datasets/search", tags=["datasets"], responses=ERROR_RESPONSES, operation_id="datasets_search",
               summary="Search the dataset-card catalog", response_model=dict[str, Any])
     def datasets_search(body: DatasetsSearchBody) -> dict[str, Any]:
-        """Ranked cards, ``total``, ``exhaustive`` and, when empty, why (``message``, ``exclusions``)."""
+        """Ranked cards (``match``: exact, alias, lexical, synonym, typo, partial or semantic), ``total``,
+        ``exhaustive``, ``verdict`` and, when empty, why (``message``, ``exclusions``, ``unsatisfied``: the
+        constraint term no card satisfies) with ``suggestions`` apart from the hits."""
         return service.search(body.query, body.top_k, **_search_options(body))
 
     @api.post("/datasets/check", tags=["datasets"], responses=ERROR_RESPONSES, operation_id="datasets_check",
@@ -106,12 +110,13 @@ def eagle_mcp_tools(engine: Any) -> list[McpTool]:
     service = service_for(engine)
     limit = engine.settings.api.max_ids_per_request
 
-    def datasets_search(query: str, top_k: int = 5, strict: bool = False, synonyms: bool = True,
-                        languages: list[str] | None = None, licenses: list[str] | None = None,
+    def datasets_search(query: str, top_k: int = 5, strict: bool = False, semantic: bool = True,
+                        synonyms: bool = True, languages: list[str] | None = None, licenses: list[str] | None = None,
                         tasks: list[str] | None = None, tags: list[str] | None = None) -> dict[str, Any]:
         try:
-            answer = service.search(query, top_k, strict=strict, synonyms=synonyms, languages=languages or (),
-                                    licenses=licenses or (), tasks=tasks or (), tags=tags or ())
+            answer = service.search(query, top_k, strict=strict, semantic=semantic, synonyms=synonyms,
+                                    languages=languages or (), licenses=licenses or (), tasks=tasks or (),
+                                    tags=tags or ())
         except DatasetsError as exc:
             return exc.to_dict()
         return {**answer, "message": naming_control(str(answer.get("message", "")), "top_k", MCP_MAX_TOP_K)}
@@ -129,6 +134,8 @@ def eagle_mcp_tools(engine: Any) -> list[McpTool]:
             "query": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "words to search for"},
             "top_k": {"type": "integer", "minimum": 1, "maximum": MCP_MAX_TOP_K, "default": 5},
             "strict": {"type": "boolean", "default": False, "description": "every query term required"},
+            "semantic": {"type": "boolean", "default": True,
+                         "description": "also cards close in meaning, across Chinese and English (match: semantic)"},
             "synonyms": {"type": "boolean", "default": True},
             "languages": values, "licenses": values, "tasks": values, "tags": values,
         },
@@ -142,9 +149,11 @@ def eagle_mcp_tools(engine: Any) -> list[McpTool]:
     }
     return [
         McpTool("datasets_search", "Search the catalog of biomedical dataset cards (name, task, licence, "
-                "language). Says how many cards match, whether the list is complete, and why when empty. "
-                "Read-only.", search_schema, datasets_search, namespace=TOOL_NAMESPACE,
-                title="Search dataset cards"),
+                "language), in English or Chinese. Each hit says how it matched (exact, alias, lexical, synonym, "
+                "typo, partial, semantic). Says how many cards match and whether the list is complete; when "
+                "empty, why (verdict; unsatisfied: a language, modality, species, country or dataset name no card "
+                "has) and the nearest cards as suggestions, which are not matches. Read-only.", search_schema,
+                datasets_search, namespace=TOOL_NAMESPACE, title="Search dataset cards"),
         McpTool("datasets_check_ids", "Check which dataset ids or names exist in the catalog (known, resolved "
                 "to one card, ambiguous, unknown). Read-only.", check_schema, datasets_check_ids,
                 namespace=TOOL_NAMESPACE, title="Check dataset ids", failure_code="internal_error"),

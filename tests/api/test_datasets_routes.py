@@ -43,3 +43,16 @@ def test_datasets_check_limits(client):
     assert_error_shape(client.post("/datasets/check", json={"ids": []}), 422, "invalid_request")
     error = assert_error_shape(client.post("/datasets/check", json={"ids": ["a"] * 101}), 422, "invalid_request")
     assert error["details"]["errors"][0]["loc"] == ["body", "ids"]  # the schema states the server's limit
+
+
+def test_datasets_search_shows_semantic_hits_constraints_and_suggestions(client):
+    body = client.post("/datasets/search", json={"query": "Chinese electronic medical record entity recognition",
+                                                 "top_k": 3}).json()
+    assert body["hits"] and {h["match"] for h in body["hits"]} == {"semantic"}
+    assert all(h["similarity"] >= body["semantic"]["floor"] for h in body["hits"])
+    empty = client.post("/datasets/search", json={"query": "brain MRI scans with tumour masks"}).json()
+    assert empty["hits"] == [] and empty["verdict"] == "unsatisfied" and empty["suggestions"]
+    assert empty["unsatisfied"][0]["kind"] == "modality" and "holds MRI scans (0 of" in empty["message"]
+    off = client.post("/datasets/search", json={"query": "Chinese electronic medical record entity recognition",
+                                                "semantic": False}).json()
+    assert off["semantic"] == {"used": False} and all(h["match"] != "semantic" for h in off["hits"])

@@ -173,6 +173,10 @@ class DatasetCatalog:
                                                np.array(chinese, dtype=bool))
         return self._semantic
 
+    def attach_semantic(self, index: SemanticIndex) -> None:
+        """Use ``index`` as the semantic channel (benchmarks and tests that bring their own card vectors)."""
+        self._semantic, self.semantic_error = index, None
+
     def constraints(self, text: str) -> list[Constraint]:
         """The constraint terms of ``text`` with the cards satisfying each (:mod:`..search.constraints`)."""
         return detect(text, self.facets.languages, self.no_language, self._group_cards, self._named_cards)
@@ -191,9 +195,10 @@ class DatasetCatalog:
             self._groups[(kind, group)] = cards
         return self._groups[(kind, group)]
 
-    def _named_cards(self, token: str) -> frozenset[int]:
+    def _named_cards(self, token: str) -> tuple[frozenset[int], frozenset[int]]:
         result = find_matches(self.matcher, parse_query(token), self.card_ids, self.synonyms(), True)
-        return frozenset(h.ordinal for h in result.hits if h.tier >= Tier.TYPO)
+        carrying = frozenset(h.ordinal for h in result.hits if h.tier >= Tier.TYPO)
+        return carrying, frozenset(h.ordinal for h in result.hits if h.tier in (Tier.EXACT, Tier.ALIAS))
 
     def get(self, card_id: str) -> DatasetCard | None:
         index = self._by_id.get(card_id)

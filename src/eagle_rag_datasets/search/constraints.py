@@ -108,7 +108,7 @@ NOT_LANGUAGE = ("traditional chinese medicine", "chinese medicine", "chinese med
 """Phrases whose language word names no language ("Traditional Chinese Medicine")."""
 _PHRASE = {ConstraintKind.LANGUAGE: "is in", ConstraintKind.MODALITY: "holds",
            ConstraintKind.SPECIES: "is about", ConstraintKind.COUNTRY: "is from", ConstraintKind.NAME: "names"}
-_CJK = re.compile(r"[\u3400-\u9fff]")
+CJK_TEXT = re.compile(r"[\u3400-\u9fff]")
 _NAME_LIKE = re.compile(r"(?<![\w-])((?:[A-Za-z]*[a-z][A-Z][A-Za-z]*|[A-Za-z]+\d+[A-Za-z0-9]*|[A-Za-z]+-\d+[A-Za-z]*"
                         r"|[A-Z]{3,}-(?:I{1,3}|IV|V|VI))(?:-[A-Za-z0-9]+)*)(?![\w-])")
 
@@ -121,6 +121,8 @@ class Constraint:
     term: str
     label: str
     cards: frozenset[int]
+    named: frozenset[int] = frozenset()
+    """For a dataset name: the cards whose own name, alias or id it is (they rank first)."""
 
     @property
     def restricts(self) -> bool:
@@ -141,7 +143,7 @@ class Constraint:
 def says(flat: str, word: str) -> bool:
     """True when ``flat`` (padded text through :func:`~.proximity.fold`) holds ``word``: a substring for
     Chinese, else whole words ("x-ray" and "heart_sound" are two words)."""
-    return word in flat if _CJK.search(word) else f" {word.replace('-', ' ').replace('_', ' ')} " in flat
+    return word in flat if CJK_TEXT.search(word) else f" {word.replace('-', ' ').replace('_', ' ')} " in flat
 
 
 def _first(query: str, words: str) -> str | None:
@@ -156,10 +158,10 @@ def group_cards(flat_texts: list[str], words: str) -> frozenset[int]:
 
 def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[int],
            groups: Callable[[ConstraintKind, str], frozenset[int]],
-           named: Callable[[str], frozenset[int]]) -> list[Constraint]:
+           named: Callable[[str], tuple[frozenset[int], frozenset[int]]]) -> list[Constraint]:
     """The constraints of ``query``. ``languages``: language code -> cards; ``unknown``: the cards that
     list no language (they contradict no language); ``groups(kind, group)``: the cards satisfying a
-    group; ``named(token)``: the cards carrying a name-like token."""
+    group; ``named(token)``: the cards carrying a name-like token, and those whose name, alias or id it is."""
     folded = fold(query)
     found: list[Constraint] = []
     spoken = folded
@@ -174,7 +176,7 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
                 found.append(Constraint(kind, term, label, groups(kind, group)))
     for match in _NAME_LIKE.finditer(unicodedata.normalize("NFKC", query)):
         token = match.group(1)
-        found.append(Constraint(ConstraintKind.NAME, token, token, named(token)))
+        found.append(Constraint(ConstraintKind.NAME, token, token, *named(token)))
     return found
 
 

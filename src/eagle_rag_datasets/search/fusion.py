@@ -2,8 +2,9 @@
 
 Tiered, then fused by rank, best first:
 
-1. the exact and alias tiers, in their lexical order: a named dataset comes first whatever the
-   similarities;
+1. the exact and alias tiers, and the cards whose own name, alias or id the query mentions among
+   other words ("licence of MedQA", "BC5CDR chemical disease relation"), in their lexical order: a
+   named dataset comes first whatever the similarities;
 2. the other full lexical matches (tiers name, synonym, words, typo: every query term found), in
    their lexical order;
 3. the partial lexical matches and the semantic matches (cards at or above the semantic floor),
@@ -38,19 +39,23 @@ def rrf(ranks: list[int | None], weights: tuple[float, ...] = (LEXICAL_WEIGHT, S
 
 
 def fuse(lexical: list[RankedHit], semantic: list[tuple[int, float]], card_ids: list[str],
-         ranks: dict[int, int] | None = None) -> list[RankedHit]:
+         ranks: dict[int, int] | None = None, named: frozenset[int] = frozenset()) -> list[RankedHit]:
     """``lexical`` (ordered best first) and ``semantic`` (``(ordinal, similarity)`` above the floor, best
     first) as one list (see the module docstring). ``ranks``: the semantic rank of lexical hits below
     the floor (their rank among every card, :meth:`SemanticScores.ranks`); without it they have none.
+    ``named``: the cards whose name, alias or id the query mentions among other words; they join group 1.
     Sets ``similarity`` (above the floor only) and ``fused`` on the hits."""
     similarity = dict(semantic)
     for hit in lexical:
         hit.similarity = similarity.get(hit.ordinal)
-    first = [h for h in lexical if h.tier in FIRST_TIERS]
-    full = [h for h in lexical if h.tier not in FIRST_TIERS and h.tier > Tier.PARTIAL]
-    partial = [h for h in lexical if h.tier is Tier.PARTIAL]
     taken = {h.ordinal for h in lexical}
     only = [RankedHit(i, card_ids[i], Tier.SEMANTIC, 0.0, 0.0, similarity=s) for i, s in semantic if i not in taken]
+    first = [h for h in lexical + only if h.tier in FIRST_TIERS or h.ordinal in named]
+    leading = {h.ordinal for h in first}
+    lexical = [h for h in lexical if h.ordinal not in leading]
+    only = [h for h in only if h.ordinal not in leading]
+    full = [h for h in lexical if h.tier > Tier.PARTIAL]
+    partial = [h for h in lexical if h.tier is Tier.PARTIAL]
     sem_rank = dict(ranks or {})
     above = sorted(s for _, s in semantic)
     sem_rank.update({i: len(above) - bisect_right(above, s) + 1 for i, s in semantic})  # equal similarity, equal rank

@@ -87,7 +87,9 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
     judged = Judgement(constraints, semantic, allowed, satisfying, off)
     if semantic is not None:
         partial = [h.ordinal for h in ranked if h.tier is Tier.PARTIAL]
-        ranked = fuse(ranked, semantic.ranked(judged.scope), catalog.card_ids, semantic.ranks(partial, judged.scope))
+        named = frozenset().union(*(c.named for c in constraints))
+        ranked = fuse(ranked, semantic.ranked(judged.scope), catalog.card_ids, semantic.ranks(partial, judged.scope),
+                      named)
     top = [to_hit(rank, h, catalog.cards[h.ordinal],
                   explain_hit(h, base, engine.value, request.prior) if request.explain else None)
            for rank, h in enumerate(ranked[:request.top_k], start=1)]

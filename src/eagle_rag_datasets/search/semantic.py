@@ -149,6 +149,11 @@ class SemanticIndex:
             self.chinese_mean = means[True]
             self.centred = _unit(vectors - np.where(self.chinese[:, None], means[True], means[False]))
 
+    def forget_queries(self) -> None:
+        """Drop the remembered query vectors (a benchmark measuring the encoding calls this)."""
+        with _LOCK:
+            self._recent.clear()
+
     def query_vector(self, text: str) -> np.ndarray:
         """The query's unit vector (the last :data:`QUERY_MEMO` queries are kept)."""
         with _LOCK:

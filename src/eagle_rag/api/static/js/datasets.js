@@ -21,13 +21,33 @@ function card(hit) {
     el("header", {},
       el("h3", {}, hit.name || hit.id),
       el("span", { class: `badge match match-${hit.match}` }, hit.match)),
-    el("div", { class: "muted" }, `${hit.id} · source ${hit.source || "-"} · matched on ${hit.fields || "-"}`),
+    el("div", { class: "muted" }, `${hit.id} · source ${hit.source || "-"} · matched on ${hit.fields || "-"}`
+      + (hit.similarity == null ? "" : ` · similarity ${hit.similarity.toFixed(2)}`)),
     el("p", {}, hit.description || ""),
     el("dl", {},
       el("dt", {}, "licence"), el("dd", {}, hit.license || hit.license_id || "-"),
       el("dt", {}, "languages"), el("dd", {}, list(hit.languages)),
       el("dt", {}, "tasks"), el("dd", {}, list(hit.tasks))),
     hit.homepage ? el("div", { class: "muted" }, `homepage: ${hit.homepage}`) : null);
+}
+
+// Cards offered when a constraint emptied the answer, or when some card came near: not matches.
+function suggestions(reply) {
+  const offered = reply.suggestions || [];
+  if (!offered.length) return null;
+  return el("section", { class: "suggestions", id: "ds-suggestions" },
+    el("h3", {}, "Suggestions (not matches)"),
+    el("ul", {}, offered.map((s) => el("li", { "data-card-id": s.id },
+      `${s.name} (${s.id})`,
+      s.similarity == null ? "" : ` · similarity ${s.similarity.toFixed(2)}`,
+      (s.fails || []).length ? ` · fails ${s.fails.join(", ")}` : ""))));
+}
+
+function unsatisfied(reply) {
+  const failed = reply.unsatisfied || [];
+  if (!failed.length) return null;
+  return el("p", { class: "constraint", id: "ds-constraint" }, "Emptied by: ",
+    failed.map((c) => `${c.kind} "${c.term}" (${c.cards} of ${c.of} cards)`).join("; "));
 }
 
 async function searchCards() {
@@ -46,7 +66,7 @@ async function searchCards() {
     $("ds-exclusions").hidden = exclusions.length === 0;
     fill("ds-exclusions", el("ul", {}, exclusions.map((x) => el("li", {},
       `filter ${x.filter} (${(x.values || []).join(", ")}) excludes ${x.excluded_matches} matching cards`))));
-    fill("ds-cards", reply.hits.map(card));
+    fill("ds-cards", unsatisfied(reply), ...reply.hits.map(card), suggestions(reply));
   } catch (error) {
     fill("ds-summary");
     fill("ds-cards", errorBox(error));

@@ -1,0 +1,57 @@
+"""Constraint terms: which query words constrain, which cards satisfy them, and the message."""
+
+from __future__ import annotations
+
+import pytest
+
+from eagle_rag_datasets import DatasetCatalog
+from eagle_rag_datasets.search.constraints import ConstraintKind, detect
+from tests.datasets.conftest import card
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def cards() -> DatasetCatalog:
+    return DatasetCatalog.from_records([
+        card("k/en", "Notes EN", "English discharge summaries.", languages=["English"]),
+        card("k/pl", "Notes PL", "Polish clinical notes.", languages=["pol-Latn"]),
+        card("k/any", "No Language", "A card that lists no language."),
+        card("k/img", "Skin Photos", "Dermoscopic images of skin lesions.", languages=["English"]),
+        card("k/mouse", "Murine Genes", "Gene mentions in mouse studies.", languages=["English"]),
+    ])
+
+
+def kinds(found) -> list[tuple[str, str, int]]:
+    return [(c.kind.value, c.term, len(c.cards)) for c in found]
+
+
+def test_language_terms_in_english_and_chinese(cards):
+    # k/any lists no language, so it contradicts none
+    assert kinds(cards.constraints("Polish discharge summaries")) == [("language", "polish", 2)]
+    assert kinds(cards.constraints("芬兰语 临床 语料")) == [("language", "芬兰语", 1)]
+    assert cards.constraints("Traditional Chinese Medicine corpus") == []  # no language named
+
+
+def test_modality_species_and_specific_images(cards):
+    assert kinds(cards.constraints("chest X-ray dataset")) == [("modality", "x-ray", 0)]
+    # a dermoscopy card holds images: the generic group includes every specific kind of image
+    assert kinds(cards.constraints("skin images")) == [("modality", "images", 1)]
+    assert kinds(cards.constraints("mice gene corpus")) == [("species", "mice", 1)]
+    assert kinds(cards.constraints("sensor data of patients")) == []  # "sensor" only on the card side
+
+
+def test_named_datasets_constrain_only_when_no_card_carries_them(cards):
+    found = cards.constraints("MIMIC-IV notes for ImageNet-style training")
+    assert [(c.term, len(c.cards), c.restricts) for c in found] == [("MIMIC-IV", 0, True), ("ImageNet-style", 0, True)]
+    # "NotesPL" is a card's name with the space left out: that card carries it (named first), no restriction
+    named = [c for c in cards.constraints("GeneTag or NotesPL") if c.kind is ConstraintKind.NAME]
+    assert [(c.term, sorted(c.cards), sorted(c.named), c.restricts) for c in named] == [
+        ("GeneTag", [], [], True), ("NotesPL", [1], [1], False)]
+
+
+def test_the_message_names_the_term_and_counts():
+    found = detect("Greek abstracts", {"en": frozenset({0, 1})}, frozenset(), lambda kind, group: frozenset(),
+                   lambda token: (frozenset(), frozenset()))
+    assert found[0].message(386) == "no card in the catalog is in Greek (0 of 386)"
+    assert found[0].to_dict(386) == {"kind": "language", "term": "greek", "label": "Greek", "cards": 0, "of": 386}

