@@ -74,8 +74,9 @@ def _env(data_dir: Path, api_key: str = "", settings_file: Path | None = None) -
                 "OMP_NUM_THREADS": "1"})
     if api_key:
         env["EAGLE_RAG_API__API_KEY"] = api_key
-    if settings_file is not None:
+    if settings_file is not None:  # the file names its profile (an env var would override it)
         env["EAGLE_RAG_SETTINGS_FILE"] = str(settings_file)
+        env.pop("EAGLE_RAG_PROFILE", None)
     return env
 
 

@@ -28,13 +28,21 @@ async function searchCompounds() {
     const reply = await api("/biomed/compounds", { json: { query, top_k: topK } });
     const resolved = `query structure ${reply.resolved_smiles}`
       + (reply.resolved_name ? ` (${reply.resolved_name}, resolved by ${reply.resolved_by})` : "");
+    // a weak structural neighbour (Tanimoto 0.1: hardly any shared substructure) is not a similar compound
+    const floor = Math.min(1, Math.max(0, parseFloat($("compound-min").value) || 0));
+    const hits = reply.hits.filter((h) => h.similarity >= floor);
+    const below = reply.hits.length - hits.length;
+    const cut = below ? ` ${below} more under Tanimoto ${floor.toFixed(2)} not shown (lower the minimum to see them).`
+      : "";
     fill("compound-result",
-      el("p", { class: "summary" }, reply.hits.length
-        ? `${reply.hits.length} of ${reply.total_indexed} indexed compounds; ${resolved}`
-        : `No results: none of the ${reply.total_indexed} indexed compounds is in the searched kbs; ${resolved}`),
+      el("p", { class: "summary" }, (hits.length
+        ? `${hits.length} of ${reply.total_indexed} indexed compounds; ${resolved}.`
+        : reply.hits.length ? `No compound is at least ${floor.toFixed(2)} similar (Tanimoto); ${resolved}.`
+          : `No results: none of the ${reply.total_indexed} indexed compounds is in the searched kbs; ${resolved}.`)
+        + cut),
       el("table", { class: "table" },
         el("thead", {}, el("tr", {}, ["#", "compound", "id", "kb", "SMILES", "Tanimoto"].map((h) => el("th", {}, h)))),
-        el("tbody", {}, reply.hits.map((h) => el("tr", { "data-compound-id": h.compound_id },
+        el("tbody", {}, hits.map((h) => el("tr", { "data-compound-id": h.compound_id },
           el("td", {}, String(h.rank)), el("td", {}, h.name), el("td", { class: "mono" }, h.compound_id),
           el("td", {}, h.kb_name), el("td", { class: "mono" }, h.smiles),
           el("td", { class: "tanimoto" }, el("meter", { min: "0", max: "1", value: String(h.similarity) }),

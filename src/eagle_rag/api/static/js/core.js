@@ -93,15 +93,26 @@ export function errorBox(error) {
     details ? el("div", { class: "muted" }, details) : null);
 }
 
-/** A two-column table of key/value pairs (values shown as text or compact JSON). */
+/** A two-column table of key/value pairs (values shown by :func:`show`). */
 export function kvTable(pairs) {
   return el("table", { class: "table kv" },
     el("tbody", {}, pairs.map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", {}, show(v))))));
 }
 
+/** A value for a table cell: text for a scalar, a comma-separated line for a list of scalars, and a
+ *  list of "key: value" lines for an object or a list of objects (nested, never raw JSON). */
 export function show(value) {
   if (value === null || value === undefined) return "";
-  if (typeof value === "object") return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    if (value.every((v) => v === null || typeof v !== "object")) return value.map(show).join(", ");
+    return el("ol", { class: "values" }, value.map((v) => el("li", {}, show(v))));
+  }
+  if (typeof value === "object") {
+    const entries = Object.entries(value);
+    if (!entries.length) return "";
+    return el("ul", { class: "values" }, entries.map(([k, v]) => el("li", {}, el("span", { class: "key" }, `${k}: `),
+      show(v))));
+  }
   return String(value);
 }
 

@@ -32,9 +32,9 @@ export async function listDocuments() {
 
 function row(doc) {
   return el("tr", { "data-document-id": doc.id },
-    el("td", {}, doc.name), el("td", { class: "mono" }, doc.id), el("td", {}, doc.kb_name),
+    el("td", { class: "wrap" }, doc.name), el("td", { class: "mono wrap" }, doc.id), el("td", {}, doc.kb_name),
     el("td", {}, doc.type), el("td", { title: doc.error || null }, doc.status), el("td", {}, String(doc.chunk_count)),
-    el("td", {}, doc.updated_at.slice(0, 19).replace("T", " ")),
+    el("td", { class: "nowrap" }, doc.updated_at.slice(0, 19).replace("T", " ")),
     el("td", {},
       el("button", { type: "button", class: "open", onclick: () => openDocument(doc) }, "Open"),
       el("button", { type: "button", class: "delete danger", onclick: () => deleteDocument(doc) }, "Delete")));
@@ -43,10 +43,12 @@ function row(doc) {
 // A document is named by its kb and its id (the same id may live in several kbs).
 const documentPath = (doc) => `/kbs/${encodeURIComponent(doc.kb_name)}/documents/${encodeURIComponent(doc.id)}`;
 
-async function openDocument(listed) {
+/** Show one document (``{kb_name, id}``) in the detail panel and scroll to it. */
+export async function openDocument(listed) {
   const panel = $("doc-detail");
   panel.hidden = false;
   fill(panel, "Loading…");
+  panel.scrollIntoView({ block: "start" });
   try {
     const reply = await api(`${documentPath(listed)}/chunks?limit=500`);
     const doc = reply.document;
@@ -64,6 +66,7 @@ async function openDocument(listed) {
         el("p", { class: "hit-text" }, c.text)))),
       reply.total > reply.chunks.length ? el("p", { class: "muted" },
         `first ${reply.chunks.length} of ${reply.total} chunks shown`) : null);
+    panel.scrollIntoView({ block: "start" });
   } catch (error) {
     fill(panel, errorBox(error));
   }

@@ -3,7 +3,7 @@
 import { $, apiKey, fill, setApiKey, setUnauthorizedHandler } from "./core.js";
 import { detectBiomed, initBiomed } from "./biomed.js";
 import { initDatasets } from "./datasets.js";
-import { initDocuments, listDocuments } from "./documents.js";
+import { initDocuments, listDocuments, openDocument } from "./documents.js";
 import { initHealth, loadHealth } from "./health.js";
 import { loadKbs } from "./kbs.js";
 import { formFromUrl, initSearch, runSearch } from "./search.js";
@@ -22,10 +22,20 @@ function showTab(name) {
   if (loaders[name]) loaders[name]();
 }
 
+/** ``#document/KB/ID`` (a hit's title or path) opens that document in the Documents tab. */
+async function followHash() {
+  const match = location.hash.match(/^#document\/([^/]+)\/(.+)$/);
+  if (!match) return;
+  const [kb, id] = [decodeURIComponent(match[1]), decodeURIComponent(match[2])];
+  showTab("documents");
+  await openDocument({ kb_name: kb, id });
+}
+
 async function start() {
   await loadKbs();
   const page = formFromUrl();  // after the pickers are filled: an unknown kb in the URL is kept, and refused
   if (page) await runSearch(page);
+  await followHash();
 }
 
 function initKeyPrompt() {
@@ -54,5 +64,6 @@ document.addEventListener("DOMContentLoaded", () => {
   initDocuments();
   initHealth();
   initBiomed();
+  window.addEventListener("hashchange", followHash);
   start();
 });

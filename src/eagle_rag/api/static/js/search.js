@@ -1,19 +1,26 @@
 // The search tab: POST /search with explain=true; hits with their best sentence and score trail.
 
 import { $, api, ApiError, el, errorBox, fill, splitList } from "./core.js";
-import { bestSentence } from "./highlight.js";
+import { bestSentence, termSpans } from "./highlight.js";
 import { trailChart } from "./trail.js";
 
 const state = { page: 1, pagingSupported: true, last: null };
+// list filters of the form: request field, input id, URL parameter
+const LIST_FILTERS = [["tags", "tags", "tags"], ["document_ids", "doc-ids", "ids"],
+  ["source_types", "source-types", "source"], ["doc_types", "doc-types", "type"], ["sections", "sections", "section"]];
+const DATE_FILTERS = [["published_from", "date-from", "from"], ["published_to", "date-to", "to"]];
 
 function formRequest() {
   const topK = Math.min(100, Math.max(1, parseInt($("top-k").value, 10) || 10));
   const body = { query: $("q").value.trim(), top_k: topK, mode: $("mode").value, explain: true };
   if ($("kb").value) body.kb_names = [$("kb").value];
-  const tags = splitList($("tags").value);
-  if (tags.length) body.tags = tags;
-  const ids = splitList($("doc-ids").value);
-  if (ids.length) body.document_ids = ids;
+  for (const [field, id] of LIST_FILTERS) {
+    const values = splitList($(id).value);
+    if (values.length) body[field] = values;
+  }
+  for (const [field, id] of DATE_FILTERS) {
+    if ($(id).value.trim()) body[field] = $(id).value.trim();
+  }
   return body;
 }
 
@@ -22,8 +29,8 @@ function syncUrl(body, page) {
   const params = new URLSearchParams({ q: body.query });
   if (body.mode !== "hybrid") params.set("mode", body.mode);
   if (body.kb_names) params.set("kb", body.kb_names[0]);
-  if (body.tags) params.set("tags", body.tags.join(","));
-  if (body.document_ids) params.set("ids", body.document_ids.join(","));
+  for (const [field, , param] of LIST_FILTERS) if (body[field]) params.set(param, body[field].join(","));
+  for (const [field, , param] of DATE_FILTERS) if (body[field]) params.set(param, body[field]);
   if (body.top_k !== 10) params.set("k", String(body.top_k));
   if (page > 1) params.set("page", String(page));
   history.replaceState(null, "", `/?${params}`);
@@ -41,8 +48,7 @@ export function formFromUrl() {
     if (![...$("kb").options].some((o) => o.value === kb)) $("kb").append(el("option", { value: kb }, kb));
     $("kb").value = kb;
   }
-  $("tags").value = params.get("tags") || "";
-  $("doc-ids").value = params.get("ids") || "";
+  for (const [, id, param] of [...LIST_FILTERS, ...DATE_FILTERS]) $(id).value = params.get(param) || "";
   if (params.get("k")) $("top-k").value = params.get("k");
   return Math.max(1, parseInt(params.get("page"), 10) || 1);
 }
@@ -100,30 +106,56 @@ function renderResponse(response, body) {
 
 function renderEmpty(response) {
   const excluded = Object.entries(response.excluded_by_filter || {});
+  const values = Object.entries(response.filter_values || {});
   fill("search-empty",
     el("p", { class: "empty-reason" }, "No results: ", el("strong", {}, response.empty_reason || "nothing matched")),
     excluded.length ? el("ul", { class: "exclusions" }, excluded.map(([name, count]) =>
-      el("li", {}, `the ${name} filter alone excludes ${count} document${count === 1 ? "" : "s"}`))) : null);
+      el("li", {}, `the ${name} filter alone excludes ${count} document${count === 1 ? "" : "s"}`))) : null,
+    values.length ? el("ul", { class: "filter-values" }, values.map(([name, found]) =>
+      el("li", {}, `${name} of the documents the query matches: ${found.join(", ") || "none"}`))) : null);
+}
+
+/** ``text`` from ``start`` to ``end`` with the query terms in it marked. */
+function withTerms(text, start, end, spans) {
+  const out = [];
+  let at = start;
+  for (const [s, e] of spans) {
+    if (e <= start || s >= end) continue;
+    const from = Math.max(s, start);
+    const to = Math.min(e, end);
+    if (from > at) out.push(text.slice(at, from));
+    out.push(el("mark", { class: "term" }, text.slice(from, to)));
+    at = to;
+  }
+  if (at < end) out.push(text.slice(at, end));
+  return out;
 }
 
 function highlighted(text, query, path) {
-  const span = bestSentence(text, query, (path || "").split(" > ").pop());
-  if (!span) return el("p", { class: "hit-text" }, text);
+  const terms = termSpans(text, query);
+  const span = bestSentence(text, query, path || "");
+  if (!span) return el("p", { class: "hit-text" }, ...withTerms(text, 0, text.length, terms));
   const [start, end] = span;
-  return el("p", { class: "hit-text" }, text.slice(0, start), el("mark", { class: "best" }, text.slice(start, end)),
-    text.slice(end));
+  return el("p", { class: "hit-text" }, ...withTerms(text, 0, start, terms),
+    el("mark", { class: "best" }, ...withTerms(text, start, end, terms)), ...withTerms(text, end, text.length, terms));
+}
+
+/** The console address of a document's view (the Documents tab opens it: main.js). */
+export function documentHref(kb, id) {
+  return `#document/${encodeURIComponent(kb)}/${encodeURIComponent(id)}`;
 }
 
 function renderHit(hit, rank, query) {
   const meta = hit.metadata || {};
   const title = meta.document_name || hit.document_id;
+  const href = documentHref(hit.kb_name || meta.kb_name || "", hit.document_id);
   return el("li", { class: "hit", "data-document-id": hit.document_id },
     el("div", { class: "hit-head" },
       el("span", { class: "rank" }, `${rank}.`),
-      el("h3", { class: "hit-title" }, title),
+      el("h3", { class: "hit-title" }, el("a", { href, class: "doc-link", title: "open the document" }, title)),
       el("span", { class: `badge match match-${hit.match}`, title: "why it matched" }, hit.match),
       el("span", { class: "score" }, `score ${hit.score}`)),
-    el("div", { class: "hit-path" }, hit.path || "(no section)"),
+    el("div", { class: "hit-path" }, el("a", { href, class: "doc-link" }, hit.path || "(no section)")),
     el("div", { class: "muted" }, `${hit.document_id} · ${hit.collection} · kb ${meta.kb_name || ""}`),
     highlighted(hit.text, query, hit.path),
     hit.trail && hit.trail.length ? trailChart(hit.trail) : null);
