@@ -156,13 +156,13 @@ def test_every_enabled_plugins_namespace_is_served_unless_narrowed():
     biomed = load_settings(environ={}, overrides={"profile": "biomed"})
     assert biomed.plugins.enabled == ["biomed", "datasets"]
     assert served_namespaces(biomed) == {"core", "biomed", "datasets"}
-    default = load_settings(environ=GENERAL, overrides={"profile": "default"})
-    assert served_namespaces(default) == {"core", "default", "datasets"}
+    general = load_settings(environ=GENERAL)
+    assert served_namespaces(general) == {"core", "default", "datasets"}  # "default": the namespace
     narrowed = load_settings(environ={"EAGLE_RAG_MCP__NAMESPACES": '["datasets"]'}, overrides={"profile": "biomed"})
     assert served_namespaces(narrowed) == {"core", "datasets"}
     registry = ToolRegistry(served_namespaces(narrowed))
     assert registry.add(tool("datasets_a", namespace="datasets")) and not registry.add(tool("b_a", namespace="biomed"))
-    wrong = load_settings(environ=GENERAL, overrides={"profile": "default", "mcp": {"namespaces": ["biomed"]}})
+    wrong = load_settings(environ=GENERAL, overrides={"mcp": {"namespaces": ["biomed"]}})
     with pytest.raises(ToolRegistrationError, match="mcp.namespaces names biomed.*valid values: core, datasets, "
                                                     "default"):
         served_namespaces(wrong)
