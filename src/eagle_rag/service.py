@@ -124,14 +124,10 @@ def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:
     """Check a request against the limits in ``settings.search``; return it with normalised types.
 
     Raises InvalidRequest (NotFound for an unknown kb name); a field of the wrong type is refused as
-    over HTTP (``explain=0`` is not ``False``, ``has_image="yes"`` is not ``True``).
+    over HTTP (``query=5``; ``explain=0`` is refused by :class:`SearchRequest` itself).
     """
     if not isinstance(request.query, str):
         raise InvalidRequest(f"query must be a string, got {type(request.query).__name__}", {"field": "query"})
-    for name in ("explain", "has_image"):
-        value = getattr(request, name)
-        if not isinstance(value, bool):
-            raise InvalidRequest(f"{name} must be true or false, got {type(value).__name__}", {"field": name})
     request = _normalised(request)
     limits = engine.settings.search
     if not request.query.strip():

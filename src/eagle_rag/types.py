@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from eagle_rag.errors import InvalidRequest
+
 
 class _ParseableEnum(StrEnum):
     """A string enum whose ``from_str`` error lists the valid values."""
@@ -406,6 +408,19 @@ class SearchRequest:
     doc_types: tuple[str, ...] = ()
     published_from: str | None = None
     published_to: str | None = None
+
+    def __post_init__(self) -> None:
+        """Refuse a flag that is not a boolean when the request is made (``explain=0`` is not ``False``), in
+        the words of every surface (HTTP, CLI, MCP). Raises InvalidRequest; the other fields are checked by
+        :func:`eagle_rag.service.validate_request` (a mode given as its name is parsed there)."""
+        for name in FLAG_FIELDS:
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise InvalidRequest(f"{name} must be true or false, got {type(value).__name__}", {"field": name})
+
+
+FLAG_FIELDS = ("explain", "has_image", "exhaustive")
+"""The boolean fields of :class:`SearchRequest`."""
 
 
 @dataclass(frozen=True)
