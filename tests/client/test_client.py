@@ -125,7 +125,10 @@ def test_filter_values_are_escaped_and_an_empty_answer_counts_what_each_filter_e
     empty = client.search("statin therapy", kb_names=["dated"], source_types=[hostile], doc_types=["trial"])
     assert empty.hits == () and empty.total == 0
     assert empty.excluded_by_filter["source_types"] == 4 and empty.excluded_by_filter["doc_types"] == 2
-    assert empty.empty_reason == "no document within the filters matched the query"
+    # the document types the matches carry come back too, in the reason and as filter_values
+    assert empty.empty_reason == ("no document within the filters matched the query; the doc_types of the "
+                                  "documents it matches: note, review, trial")
+    assert empty.filter_values == {"doc_types": ["note", "review", "trial"]}
     with pytest.raises(InvalidRequest, match="published_from"):
         client.search("statin", published_from="2019-13")
     with pytest.raises(InvalidRequest):
