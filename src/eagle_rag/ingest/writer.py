@@ -172,7 +172,9 @@ class BatchWriter:
               progress: ProgressFn | None = None) -> tuple[Embedded, int]:
         """The vectors of a batch (chunks grouped by collection and encoder, in batches of
         ``encoders.batch_size``), its sentence rows and token vectors; touches no store. Returns
-        them and the chunks embedded so far."""
+        them and the chunks embedded so far. Each batch of chunks is embedded with its sentence rows
+        and token vectors before ``progress`` counts it, so the count moves with the work (the biomed
+        sample's sentence and token passes took twice as long as its chunk vectors)."""
         groups: dict[tuple[str, str], list[Chunk]] = defaultdict(list)
         for prepared in batch:
             for chunk, decision in prepared.items:
@@ -181,16 +183,23 @@ class BatchWriter:
         step = ctx.settings.encoders.batch_size
         for (collection, encoder), chunks in groups.items():
             vecs: list[list[float]] = []
+            rows: list[Chunk] = []
+            row_vecs: list[list[float]] = []
+            sentences = collection in ctx.settings.ingest.sentence_collections
             for i in range(0, len(chunks), step):
                 part = chunks[i:i + step]
                 vecs.extend(embed(ctx, self.pm, encoder, part))
+                if sentences:
+                    part_rows, part_vecs = embed_sentence_rows(ctx, self.pm, encoder, part)
+                    rows.extend(part_rows)
+                    row_vecs.extend(part_vecs)
+                out.tokens.extend(embed_token_rows(ctx, self.pm, collection, part))
                 done += len(part)
                 if progress:
                     progress(done, total)
             out.chunks.append((collection, chunks, vecs))
-            if collection in ctx.settings.ingest.sentence_collections:
-                out.sentences.append((collection, *embed_sentence_rows(ctx, self.pm, encoder, chunks)))
-            out.tokens.extend(embed_token_rows(ctx, self.pm, collection, chunks))
+            if sentences:
+                out.sentences.append((collection, rows, row_vecs))
         return out, done
 
     def remove_stale(self, ctx: HookContext, batch: Sequence[Prepared]) -> int:
