@@ -97,6 +97,8 @@ def _as_tuple(name: str, values: object) -> tuple[str, ...]:
 
 FILTER_FIELDS = ("kb_names", "document_ids", "tags", "source_types", "chunk_types", "sections", "doc_types")
 """The list-valued filters of a :class:`SearchRequest`."""
+DOCUMENT_FILTERS = ("kb_names", "document_ids", "tags")
+"""The filters that keep or drop whole documents (counted among every match of an empty answer)."""
 METADATA_FILTERS = ("source_types", "chunk_types", "sections", "doc_types", "published")
 """The names under which the chunk-attribute filters are counted in ``excluded_by_filter``."""
 
@@ -366,7 +368,7 @@ def _maybe_more(engine: Engine, query: str, record: RetrievalTally) -> bool:
 
 def _asked_filters(request: SearchRequest) -> list[str]:
     """The names (as in ``excluded_by_filter``) of the filters ``request`` sets."""
-    return [name for name in (*FILTER_FIELDS[:3], *METADATA_FILTERS)
+    return [name for name in (*DOCUMENT_FILTERS, *METADATA_FILTERS)
             if (request.published_from or request.published_to if name == "published" else getattr(request, name))]
 
 
@@ -406,7 +408,7 @@ def _excluded_by_filters(engine: Engine, request: SearchRequest) -> tuple[dict[s
         for name in asked:
             if name in fails:
                 failing[name].add(chunk.document_id)
-            elif name in FILTER_FIELDS[:3] or not outside:
+            elif name in DOCUMENT_FILTERS or not outside:
                 passing[name].add(chunk.document_id)
     counts = {name: len(failing[name] - passing[name]) for name in asked}
     excluded = {name: count for name, count in counts.items() if count}
