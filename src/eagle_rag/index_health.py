@@ -66,11 +66,12 @@ class IndexState:
 def _missing_files(engine: Engine) -> list[str]:
     settings = engine.settings
     out: list[str] = []
-    if not settings.milvus.uri and not Path(settings.milvus_uri).exists():
+    held = engine.registry.count()
+    if not settings.milvus.uri and held and not Path(settings.milvus_uri).exists():
         out.append("the vector store file milvus.db is missing from the data folder")
     if not settings.registry.url and not (settings.data_path / "registry.db").exists():
         out.append("the registry file registry.db is missing from the data folder")
-    if settings.lexical.backend == "tantivy" and engine.registry.count() and not settings.lexical_path.exists():
+    if settings.lexical.backend == "tantivy" and held and not settings.lexical_path.exists():
         out.append("the lexical index folder lexical/ is missing from the data folder")
     return out
 
