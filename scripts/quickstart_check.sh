@@ -26,6 +26,9 @@ trap cleanup EXIT
 while IFS= read -r var; do unset "$var"; done < <(env | sed -n 's/^\(EAGLE_RAG_[A-Za-z0-9_]*\)=.*/\1/p')
 export EAGLE_RAG_DATA_DIR="$work/data"
 export EAGLE_RAG_PROGRESS=0
+# the same packages as make demo installs, without compiling their bytecode ahead (Python compiles what it
+# imports): the install is most of this check's time
+export PIP_NO_COMPILE=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 
 started=$SECONDS
 step_started=$SECONDS
