@@ -37,6 +37,7 @@ from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
 from eagle_rag.ingest.executors import Executor, RayOptions
 from eagle_rag.ingest.ray_executor import Plan, plan
+from eagle_rag.ingest.ray_stages import RowKind
 from eagle_rag.settings import Settings, load_settings
 from eagle_rag.testing.ingest_compare import Snapshot, differences, snapshot
 from eagle_rag.types import SearchRequest
@@ -252,3 +253,40 @@ def test_unknown_executor_lists_the_valid_ones() -> None:
     with pytest.raises(InvalidRequest, match="valid: local, ray"):
         Executor.from_str("dask")
     assert Executor.from_str(" Ray ") is Executor.RAY
+
+
+@pytest.mark.unit
+def test_a_batch_delivered_again_is_written_once(tmp_path: Path) -> None:
+    """The driver reads the registry again before each write: a document Ray delivers a second time
+    (a retried task whose first output already arrived) counts as unchanged and its vectors are left
+    out of the batch (``Embedded.only``), so no chunk is doubled. Runs the stages in this process,
+    without Ray, on the hash encoder."""
+    from eagle_rag.ingest.orchestrator import _Run
+    from eagle_rag.ingest.ray_executor import _Collector
+    from eagle_rag.ingest.ray_stages import EmbedActor, prepare_rows, read_file_rows, rows_batch
+    from eagle_rag.ingest.report import IngestReport
+
+    corpus = tmp_path / "three.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"d{i}", "title": f"Kinase {i}", "text": f"Inhibitor {i} trial."})
+                              + "\n" for i in (1, 2, 3)), encoding="utf-8")
+    settings = settings_for(tmp_path / "data", plugins={"enabled": []}, encoders={"mode": "deterministic"})
+    rows = list(read_file_rows({"file": 0, "path": str(corpus)}, settings=settings, kb_name="kb", limit=None,
+                               dry_run=False))
+    records, file_row = rows[:3], rows[3]
+    actor = EmbedActor(settings)
+    first = actor(prepare_rows(rows_batch(records[:2]), settings=settings, dry_run=False))  # d1, d2
+    again = actor(prepare_rows(rows_batch(records[1:]), settings=settings, dry_run=False))  # d2 again, d3
+    with Engine(settings) as engine:
+        run = _Run(IngestReport(), None)
+        collector = _Collector(engine, run, [corpus])
+        for batch in (rows_batch([file_row]), first, again):
+            for kind, file, payload in zip(batch["kind"], batch["file"], batch["payload"], strict=True):
+                collector.take(RowKind(kind), file, payload)
+        collector.finish()
+        stores = snapshot(engine)
+    assert (run.report.documents, run.report.skipped_unchanged) == (3, 1)
+    assert run.report.files_detail[0].to_dict() | {"path": ""} == {
+        "path": "", "records": 3, "ingested": 3, "skipped": 1, "failed": 0, "stopped": ""}
+    assert sorted(stores.documents) == ["kb/d1", "kb/d2", "kb/d3"]
+    for ids in stores.lexical.values():
+        assert len(ids) == len(set(ids)) == stores.chunks == 3
