@@ -157,7 +157,7 @@ class DatasetCatalog:
 
     def warm_up(self, engines: Iterable[Engine] = (Engine.INDEX,)) -> None:
         """Build the indexes now instead of on the first search."""
-        _ = self.facets, self.matcher, self.substring
+        _ = self.facets, self.matcher, self.substring, self.flat_texts
         for name in engines:
             if name is not Engine.SUBSTRING:
                 self.engine(name)

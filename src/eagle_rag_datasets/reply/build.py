@@ -79,7 +79,7 @@ class Verdict(StrEnum):
     UNSATISFIED = "unsatisfied"      # empty: no card satisfies a constraint term (a claim: none exists)
     FILTERED = "filtered"            # empty: the query matches, the filters exclude every match
     STRICT = "strict"                # empty: only partial matches, hidden by strict
-    SEMANTIC_OFF = "semantic_off"    # empty: no words match and the semantic channel could not run
+    SEMANTIC_OFF = "semantic_off"    # empty: no words match and the semantic channel did not run
     UNCERTAIN = "uncertain"          # empty: some card comes near in meaning (above the completeness floor)
     ABSENT = "absent"                # empty: neither channel finds a card above its floor (a claim)
 
@@ -95,9 +95,9 @@ def verdict_of(judged: Judgement, total: int, unfiltered: int, exclusions: list[
         return Verdict.FILTERED
     if partial_hidden:
         return Verdict.STRICT
-    if judged.semantic_off:
+    if judged.semantic is None:  # switched off (strict, semantic=false, engine substring) or unavailable
         return Verdict.SEMANTIC_OFF
-    if judged.semantic is not None and judged.semantic.best(judged.scope) >= judged.semantic.complete:
+    if judged.semantic.best(judged.scope) >= judged.semantic.complete:
         return Verdict.UNCERTAIN
     return Verdict.ABSENT
 
@@ -137,8 +137,9 @@ def _message(request: DatasetQuery, verdict: Verdict, total: int, shown: int, co
     if verdict is Verdict.STRICT:
         text += f" {_match(partial_hidden)} part of the query; repeat without strict to see them."
     elif verdict is Verdict.SEMANTIC_OFF:
-        text += (" No card holds its words, but the semantic channel could not run, so a card describing it in "
-                 "other words may exist.")
+        why = "could not run" if judged.semantic_off else "was off (strict, semantic off or engine substring)"
+        text += (f" No card holds its words, but the semantic channel {why}, so a card describing it in other "
+                 "words may exist.")
     elif verdict is Verdict.UNCERTAIN and judged.semantic is not None:
         best = judged.semantic.best(judged.scope)
         text += (f" No card holds its words and none is close enough in meaning to count as a match (best "

@@ -9,7 +9,8 @@ from eagle_rag_datasets.search.ranking import PRIOR_WEIGHT, RankedHit
 
 
 def explain_hit(hit: RankedHit, base: Coverage | None, engine: str, use_prior: bool) -> dict[str, Any]:
-    """Tier, coverage, per-unit evidence, expansions used, engine score and prior."""
+    """Tier, coverage, per-unit evidence, expansions used, engine score, prior, and the semantic
+    similarity (None below the floor) with the fused RRF score of the third fusion group."""
     out: dict[str, Any] = {
         "tier": int(hit.tier),
         "tier_name": hit.tier.name.lower(),
@@ -21,6 +22,8 @@ def explain_hit(hit: RankedHit, base: Coverage | None, engine: str, use_prior: b
         "engine_score": round(hit.score, 6),
         "prior": round(hit.prior, 4),
         "prior_factor": round(1.0 + PRIOR_WEIGHT * hit.prior, 4) if use_prior else 1.0,
+        "similarity": None if hit.similarity is None else round(hit.similarity, 4),
+        "fused": round(hit.fused, 6),
     }
     if base is not None:
         units = []

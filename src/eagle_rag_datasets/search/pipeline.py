@@ -3,8 +3,8 @@
 1. candidates: every card matching the query at some tier (:mod:`.candidates`), or the plain
    plain substring match for engine ``substring``;
 2. strict mode drops partial matches (and counts them);
-3. facet filters keep the cards passing every active filter (:mod:`.filters`);
-   and cards that do not satisfy the query's constraint terms are dropped (:mod:`.constraints`);
+3. facet filters keep the cards passing every active filter (:mod:`.filters`), and the cards that
+   do not satisfy the query's constraint terms are dropped (:mod:`.constraints`);
 4. only the groups that can reach the top k are scored: BM25 from the engine, the verification
    prior and phrase proximity (:mod:`.engines`, :mod:`.ranking`, :mod:`.proximity`);
 5. the lexical order of hits (:func:`.ranking.order`), fused with the semantic channel's cards

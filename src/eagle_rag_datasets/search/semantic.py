@@ -89,26 +89,44 @@ class SemanticScores:
     floor: float
     complete: float = -1.0
 
+    def _allowed(self, allowed: Collection[int] | None) -> np.ndarray:
+        """The similarities with the cards outside ``allowed`` set to -inf."""
+        if allowed is None:
+            return self.cosine
+        keep = np.zeros(len(self.cosine), dtype=bool)
+        keep[np.fromiter(allowed, dtype=np.int64, count=len(allowed))] = True
+        return np.where(keep, self.cosine, -np.inf)
+
     def ranked(self, allowed: Collection[int] | None = None, floor: float | None = None) -> list[tuple[int, float]]:
         """``(ordinal, similarity)`` of the cards at or above ``floor`` (:attr:`floor` when None; and in
         ``allowed`` when given), best first; ties by ordinal."""
-        keep = np.flatnonzero(self.cosine >= (self.floor if floor is None else floor))
-        if allowed is not None:
-            keep = np.array([i for i in keep if i in allowed], dtype=np.int64)
-        order = sorted(keep.tolist(), key=lambda i: (-float(self.cosine[i]), i))
-        return [(i, float(self.cosine[i])) for i in order]
+        scores = self._allowed(allowed)
+        found = np.flatnonzero(scores >= (self.floor if floor is None else floor))
+        order = found[np.lexsort((found, -scores[found]))]
+        return [(int(i), float(self.cosine[i])) for i in order]
 
     def ranks(self, ordinals: Collection[int], allowed: Collection[int] | None = None) -> dict[int, int]:
         """The 1-based rank of each of ``ordinals`` in the order of every card (of ``allowed`` when given)
         by similarity, whatever the floor: one more than the number of cards strictly more similar."""
         pool = self.cosine if allowed is None else self.cosine[np.fromiter(allowed, dtype=np.int64)]
         ascending = np.sort(pool)
-        return {i: int(len(ascending) - np.searchsorted(ascending, self.cosine[i], side="right")) + 1
-                for i in ordinals}
+        wanted = np.fromiter(ordinals, dtype=np.int64, count=len(ordinals))
+        above = len(ascending) - np.searchsorted(ascending, self.cosine[wanted], side="right")
+        return dict(zip(wanted.tolist(), (above + 1).tolist(), strict=True))
 
     def nearest(self, n: int, allowed: Collection[int] | None = None) -> list[tuple[int, float]]:
-        """The ``n`` cards nearest the query whatever the floor (``allowed`` only when given)."""
-        return self.ranked(allowed, floor=-2.0)[:n]
+        """The ``n`` cards nearest the query whatever the floor (``allowed`` only when given); ties by ordinal."""
+        scores = self._allowed(allowed)
+        if n <= 0 or not len(scores):
+            return []
+        if n < len(scores):
+            cut = np.partition(scores, len(scores) - n)[len(scores) - n]  # the n-th largest
+            candidates = np.flatnonzero(scores >= cut)
+        else:
+            candidates = np.arange(len(scores))
+        candidates = candidates[np.isfinite(scores[candidates])]
+        order = candidates[np.lexsort((candidates, -scores[candidates]))][:n]
+        return [(int(i), float(self.cosine[i])) for i in order]
 
     def best(self, allowed: Collection[int] | None = None) -> float:
         """The highest similarity (over ``allowed`` when given); -1.0 when there is no card."""
