@@ -48,7 +48,9 @@ def create_bm25_collection(client: MilvusClient, name: str, dim: int = 0, metric
                                params={"params": dict(ms.HNSW_PARAMS)})
     for field in ("document_id", "kb_name", "chunk_type"):
         index_params.add_index(field_name=field, index_type="INVERTED")
-    client.create_collection(name, schema=schema)
+    # Strong: a search through any replica sees every write acknowledged before it (a server's default,
+    # Bounded, hides writes for a few seconds; Milvus Lite is always strong)
+    client.create_collection(name, schema=schema, consistency_level="Strong")
     # sync=False: the collection is empty, and waiting polls every 0.5 s per index on Lite
     client.create_index(name, index_params, sync=False)
     client.load_collection(name)
