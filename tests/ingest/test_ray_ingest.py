@@ -290,3 +290,21 @@ def test_a_batch_delivered_again_is_written_once(tmp_path: Path) -> None:
     assert sorted(stores.documents) == ["kb/d1", "kb/d2", "kb/d3"]
     for ids in stores.lexical.values():
         assert len(ids) == len(set(ids)) == stores.chunks == 3
+
+
+@pytest.mark.unit
+def test_a_worker_keeps_one_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ray worker process reuses its engine for the tasks of one ingest and closes it when a task of
+    another ingest (other settings) arrives, so a long-lived worker holds one set of models."""
+    from eagle_rag.ingest import ray_stages
+
+    monkeypatch.setattr(ray_stages, "_ENGINES", {})
+    first_settings, other_settings = (settings_for(tmp_path / name, plugins={"enabled": []},
+                                                   encoders={"mode": "deterministic"}) for name in ("a", "b"))
+    first = ray_stages.worker_engine(first_settings)
+    assert ray_stages.worker_engine(first_settings) is first
+    closed: list[bool] = []
+    monkeypatch.setattr(first, "close", lambda: closed.append(True))
+    other = ray_stages.worker_engine(other_settings)
+    assert other is not first and closed == [True] and list(ray_stages._ENGINES.values()) == [other]
+    other.close()

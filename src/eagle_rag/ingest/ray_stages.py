@@ -58,12 +58,17 @@ _ENGINES: dict[str, Engine] = {}
 
 def worker_engine(settings: Settings) -> Engine:
     """The engine of this worker process for ``settings``, opened on first use and kept, so a
-    process that runs many tasks builds its plugin manager and loads its encoders once."""
+    process that runs many tasks builds its plugin manager and loads its encoders once. A worker
+    keeps one: the engine of an earlier ingest (other settings) is closed when the next one starts,
+    so a long-lived cluster does not pile up models."""
     from eagle_rag.engine import Engine
 
     key = settings.model_dump_json()
     engine = _ENGINES.get(key)
     if engine is None:
+        for old in _ENGINES.values():
+            old.close()
+        _ENGINES.clear()
         engine = _ENGINES[key] = Engine(settings)
     return engine
 
