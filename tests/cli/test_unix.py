@@ -91,7 +91,8 @@ def test_help_shows_click_labels_and_no_type_on_flags(in_process):
     assert code == 0
     assert "<" not in out, out  # no <bool>, <str>, <int>, <list[str]>
     rows = {line.split()[1]: line for line in out.splitlines() if line.startswith("│ --")}
-    assert rows["--k"].split()[2] == "INTEGER" and rows["--url"].split()[2] == "TEXT"
+    # --k states its range (click's label for a bounded int): 0 is refused before any search runs
+    assert rows["--k"].split()[2:5] == ["INT", "RANGE", "[x>=1]"] and rows["--url"].split()[2] == "TEXT"
     assert rows["--explain"].split()[2:4] == ["show", "the"]  # a flag: the help text follows the name
 
 
