@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.profiles import GENERAL
 
 from eagle_rag import doctor
 from eagle_rag.analysis import analyze
@@ -69,7 +70,7 @@ def test_engine_on_the_milvus_backend(tmp_path: Path) -> None:
     (tmp_path / "docs" / "a.md").write_text("# Imatinib\n\n## Dose\nImatinib 400 mg daily for CML.\n", encoding="utf-8")
     (tmp_path / "docs" / "b.md").write_text("# Warfarin\n\n## Warning\nPD-1 unrelated; warfarin bleeds.\n",
                                             encoding="utf-8")
-    settings_ = load_settings(environ={"EAGLE_RAG_LEXICAL__BACKEND": "milvus"}, overrides={
+    settings_ = load_settings(environ={**GENERAL, "EAGLE_RAG_LEXICAL__BACKEND": "milvus"}, overrides={
         "data_dir": str(tmp_path / "data"), "encoders": {"mode": "deterministic"}, "plugins": {"enabled": []}})
     with Engine(settings_) as engine:
         assert isinstance(engine.lexical_for("eagle_text"), MilvusLexicalIndex)
