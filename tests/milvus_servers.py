@@ -172,22 +172,32 @@ def postgres_reachable() -> None:
         unavailable(f"PostgreSQL at {url.host}:{url.port} is unreachable: {exc}")
 
 
-@pytest.fixture
-def postgres_database() -> Iterator[str]:
-    """A fresh PostgreSQL database for one test (dropped after it): ``postgresql+psycopg://.../<name>``."""
+@contextlib.contextmanager
+def fresh_postgres_database(name: str) -> Iterator[str]:
+    """A PostgreSQL database ``name``, created empty (dropped first if a killed run left it) and dropped on
+    exit: its ``postgresql+psycopg://.../<name>`` URL."""
     import psycopg
     from sqlalchemy.engine import make_url
 
     postgres_reachable()
     url = make_url(POSTGRES_URL)
-    name = f"eagle_{uuid.uuid4().hex[:10]}"
     params = {"host": url.host, "port": url.port or 5432, "user": url.username, "password": url.password,
               "dbname": url.database, "autocommit": True}
     with psycopg.connect(**params) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    yield url.set(database=name).render_as_string(hide_password=False)
-    with psycopg.connect(**params) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(**params) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def postgres_database() -> Iterator[str]:
+    """A fresh PostgreSQL database for one test (dropped after it): ``postgresql+psycopg://.../<name>``."""
+    with fresh_postgres_database(f"eagle_{uuid.uuid4().hex[:10]}") as url:
+        yield url
 
 
 def wait_until(predicate: object, timeout: float, step: float = 0.25) -> bool:

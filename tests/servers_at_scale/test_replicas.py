@@ -27,7 +27,13 @@ import pytest
 
 from eagle_rag.engine import Engine
 from eagle_rag.settings import load_settings
-from tests.milvus_servers import MilvusProcess, milvus_lite_server, postgres_reachable, unavailable, wait_until
+from tests.milvus_servers import (
+    MilvusProcess,
+    fresh_postgres_database,
+    milvus_lite_server,
+    unavailable,
+    wait_until,
+)
 from tests.servers import free_port, health_ok, wait_ready
 
 pytestmark = pytest.mark.integration
@@ -93,11 +99,6 @@ def _corpus(path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    from tests.milvus_servers import POSTGRES_URL
-
     root = tmp_path_factory.mktemp("replicas")
     milvus = milvus_lite_server(root / "milvus")
     (root / "milvus").mkdir()
@@ -105,38 +106,29 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         milvus.start()
     except AssertionError as exc:
         unavailable(f"the milvus-lite server did not start: {str(exc)[-1500:]}")
-    postgres_reachable()
-    url = make_url(POSTGRES_URL)
-    database = f"eagle_replicas_{os.getpid()}"
-    params = {"host": url.host, "port": url.port or 5432, "user": url.username, "password": url.password,
-              "dbname": url.database, "autocommit": True}
-    with psycopg.connect(**params) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{database}"')
-    registry = url.set(database=database).render_as_string(hide_password=False)
-    base = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
-    base.update({"EAGLE_RAG_ENCODERS__MODE": "deterministic", "EAGLE_RAG_PLUGINS__ENABLED": "[]",
-                 "EAGLE_RAG_LOG_LEVEL": "WARNING", "OMP_NUM_THREADS": "1", "EAGLE_RAG_API__WARM_UP": "false",
-                 "EAGLE_RAG_MILVUS__URI": milvus.uri, "EAGLE_RAG_REGISTRY__URL": registry,
-                 "EAGLE_RAG_LEXICAL__BACKEND": "milvus", "EAGLE_RAG_API__HEALTH_TIMEOUT_S": str(HEALTH_TIMEOUT_S),
-                 # token vectors live in the folder's token_vectors.sqlite, which replicas do not share
-                 # (docs/deploy.md, "Which state lives where")
-                 "EAGLE_RAG_INGEST__TOKEN_VECTOR_COLLECTIONS": "[]", "EAGLE_RAG_INGEST__SENTENCE_COLLECTIONS": "[]"})
-    replicas = []
-    for name in ("a", "b"):
-        data = root / name / "data"
-        data.mkdir(parents=True)
-        replicas.append(Replica(name, data, {**base, "EAGLE_RAG_DATA_DIR": str(data)}))
-    try:
-        for replica in replicas:
-            replica.start()
-        yield Cluster(milvus, replicas[0], replicas[1], _corpus(root / "records.jsonl"), registry)
-    finally:
-        for replica in replicas:
-            replica.stop()
-        milvus.stop()
-        with psycopg.connect(**params) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+    with fresh_postgres_database(f"eagle_replicas_{os.getpid()}") as registry:
+        base = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
+        base.update({"EAGLE_RAG_ENCODERS__MODE": "deterministic", "EAGLE_RAG_PLUGINS__ENABLED": "[]",
+                     "EAGLE_RAG_LOG_LEVEL": "WARNING", "OMP_NUM_THREADS": "1", "EAGLE_RAG_API__WARM_UP": "false",
+                     "EAGLE_RAG_MILVUS__URI": milvus.uri, "EAGLE_RAG_REGISTRY__URL": registry,
+                     "EAGLE_RAG_LEXICAL__BACKEND": "milvus", "EAGLE_RAG_API__HEALTH_TIMEOUT_S": str(HEALTH_TIMEOUT_S),
+                     # token vectors live in the folder's token_vectors.sqlite, which replicas do not share
+                     # (docs/deploy.md, "Which state lives where")
+                     "EAGLE_RAG_INGEST__TOKEN_VECTOR_COLLECTIONS": "[]",
+                     "EAGLE_RAG_INGEST__SENTENCE_COLLECTIONS": "[]"})
+        replicas = []
+        for name in ("a", "b"):
+            data = root / name / "data"
+            data.mkdir(parents=True)
+            replicas.append(Replica(name, data, {**base, "EAGLE_RAG_DATA_DIR": str(data)}))
+        try:
+            for replica in replicas:
+                replica.start()
+            yield Cluster(milvus, replicas[0], replicas[1], _corpus(root / "records.jsonl"), registry)
+        finally:
+            for replica in replicas:
+                replica.stop()
+            milvus.stop()
 
 
 def _upload(client: httpx.Client, kb: str, path: Path) -> httpx.Response:
