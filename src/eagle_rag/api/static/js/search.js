@@ -53,9 +53,12 @@ export function formFromUrl() {
   return Math.max(1, parseInt(params.get("page"), 10) || 1);
 }
 
+let latestSearch = 0;  // the answer of a search that a newer one superseded is dropped, never drawn over it
+
 export async function runSearch(page = 1) {
   const body = formRequest();
   if (!body.query) return;
+  const mine = ++latestSearch;
   if (page > 1) body.offset = (page - 1) * body.top_k;  // sent only when paging (older servers refuse it)
   state.page = page;
   syncUrl(body, page);
@@ -64,6 +67,7 @@ export async function runSearch(page = 1) {
   try {
     response = await api("/search", { json: body });
   } catch (error) {
+    if (mine !== latestSearch) return;
     if (!(error instanceof ApiError)) throw error;
     const pagingRefused = page > 1 && error.status >= 400 && error.status < 500
       && JSON.stringify(error.details).includes("offset");
@@ -79,6 +83,7 @@ export async function runSearch(page = 1) {
     $("search-empty").hidden = true;
     return;
   }
+  if (mine !== latestSearch) return;
   state.last = response;
   renderResponse(response, body);
 }
