@@ -86,7 +86,8 @@ def test_source_type_document_type_section_and_date_filters(page: Any, server: S
     params = parse_qs(urlparse(page.url).query)
     assert params["source"] == ["jsonl"] and params["type"] == ["abstract,trial"] and params["section"] == ["Results"]
     assert params["from"] == ["2019"] and params["to"] == ["2023-06"]
-    page.goto(page.url)  # the filters come back from the address
+    page.goto(page.url)  # the filters come back from the address (once the page's script has read it)
+    page.wait_for_function("document.querySelector('#date-to').value !== ''", timeout=30_000)
     assert page.input_value("#doc-types") == "abstract,trial" and page.input_value("#date-to") == "2023-06"
     page.fill("#doc-types", "")
     page.fill("#sections", "")
