@@ -10,24 +10,29 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Self
 
 from eagle_rag.errors import InvalidRequest
 
 
-class _ParseableEnum(StrEnum):
+class ParseableEnum(StrEnum):
     """A string enum whose ``from_str`` error lists the valid values."""
 
     @classmethod
-    def from_str(cls, value: str) -> _ParseableEnum:
+    def from_str(cls, value: str) -> Self:
         try:
             return cls(value.strip().lower())
         except ValueError:
             valid = ", ".join(m.value for m in cls)
-            raise ValueError(f"unknown {cls.__name__} {value!r}; valid values: {valid}") from None
+            raise cls.parse_error(f"unknown {cls.__name__} {value!r}; valid values: {valid}") from None
+
+    @classmethod
+    def parse_error(cls, message: str) -> ValueError:
+        """The error :meth:`from_str` raises (a subclass may name its request field in an InvalidRequest)."""
+        return ValueError(message)
 
 
-class SearchMode(_ParseableEnum):
+class SearchMode(ParseableEnum):
     """Which retrieval channels a search uses."""
 
     BM25 = "bm25"
@@ -36,14 +41,14 @@ class SearchMode(_ParseableEnum):
     FULL = "full"
 
 
-class HybridMode(_ParseableEnum):
+class HybridMode(ParseableEnum):
     """How the lexical and dense channels of one plan are fused."""
 
     RRF = "rrf"
     ALPHA = "alpha"
 
 
-class EncoderMode(_ParseableEnum):
+class EncoderMode(ParseableEnum):
     """How an encoder label resolves to a model."""
 
     DETERMINISTIC = "deterministic"
@@ -51,19 +56,19 @@ class EncoderMode(_ParseableEnum):
     AUTO = "auto"
 
 
-class Modality(_ParseableEnum):
+class Modality(ParseableEnum):
     TEXT = "text"
     VISUAL = "visual"
     RERANK = "rerank"
 
 
-class DocumentStatus(_ParseableEnum):
+class DocumentStatus(ParseableEnum):
     PENDING = "pending"
     COMPLETE = "complete"
     FAILED = "failed"
 
 
-class TotalRelation(_ParseableEnum):
+class TotalRelation(ParseableEnum):
     """How ``SearchResponse.total`` relates to the true number of matches (as Elasticsearch's
     ``hits.total.relation``): ``eq`` exactly, ``gte`` at least (a candidate list was cut)."""
 
@@ -71,7 +76,7 @@ class TotalRelation(_ParseableEnum):
     GTE = "gte"
 
 
-class MatchKind(_ParseableEnum):
+class MatchKind(ParseableEnum):
     """Why a hit matched (DESIGN.md section 6)."""
 
     EXACT = "exact"

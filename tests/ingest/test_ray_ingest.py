@@ -250,7 +250,7 @@ def test_the_pool_leaves_room_for_a_read_task() -> None:
 def test_unknown_executor_lists_the_valid_ones() -> None:
     from eagle_rag.errors import InvalidRequest
 
-    with pytest.raises(InvalidRequest, match="valid: local, ray"):
+    with pytest.raises(InvalidRequest, match="unknown Executor 'dask'; valid values: local, ray"):
         Executor.from_str("dask")
     assert Executor.from_str(" Ray ") is Executor.RAY
 

@@ -4,27 +4,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from eagle_rag.errors import InvalidRequest
+from eagle_rag.types import ParseableEnum
 
 __all__ = ["RAY_MISSING", "Executor", "RayOptions"]
 RAY_MISSING = "--executor ray needs Ray: pip install 'eagle-rag[ray]'"
 
 
-class Executor(StrEnum):
+class Executor(ParseableEnum):
     """Where ``eagle-rag ingest`` runs its stages: in this process, or on Ray Data."""
 
     LOCAL = "local"
     RAY = "ray"
 
     @classmethod
-    def from_str(cls, value: str) -> Executor:
-        try:
-            return cls(value.strip().lower())
-        except ValueError:
-            raise InvalidRequest(f"unknown executor {value!r}; valid: {', '.join(e.value for e in cls)}",
-                                 {"field": "executor"}) from None
+    def parse_error(cls, message: str) -> ValueError:
+        return InvalidRequest(message, {"field": "executor"})
 
 
 @dataclass(frozen=True)
