@@ -32,8 +32,7 @@ from eagle_rag.stores.milvus_capabilities import Feature
 from eagle_rag.stores.milvus_lexical import SUFFIX as MILVUS_LEXICAL_SUFFIX
 from eagle_rag.stores.milvus_lexical import MilvusLexicalIndex
 from eagle_rag.stores.registry import SqlDocumentRegistry
-from eagle_rag.stores.token_vectors import FILE_NAME as TOKEN_VECTORS_FILE
-from eagle_rag.stores.token_vectors import TokenVectorStore
+from eagle_rag.stores.token_vectors import TokenVectorStore, token_vectors_url
 
 
 def build_encoders(settings: Settings) -> EncoderRegistry:
@@ -58,7 +57,7 @@ class Engine:
         self.registry = SqlDocumentRegistry(self.settings.registry_url)
         self.vectors = MilvusVectorStore(self.settings.milvus_uri, db_name=self.settings.milvus.db_name,
                                          token=self.settings.milvus.credentials())
-        self.tokens = TokenVectorStore(self.settings.data_path / TOKEN_VECTORS_FILE)
+        self.tokens = TokenVectorStore(token_vectors_url(self.settings))
         self._lexical: dict[str, LexicalIndex] = {}
         self._lexical_lock = threading.Lock()
         self.ctx = HookContext(

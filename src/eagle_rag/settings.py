@@ -126,7 +126,8 @@ class IngestSettings(_Block):
     )
     token_vector_collections: list[str] = Field(
         default_factory=list, description="collections whose chunks also get late-interaction token vectors "
-        "(eagle_embed_tokens) in <data_dir>/token_vectors.sqlite, so a query encodes only itself (biomed: "
+        "(eagle_embed_tokens) in <data_dir>/token_vectors.sqlite (in the registry's database when registry.url "
+        "is PostgreSQL), so a query encodes only itself (biomed: "
         "eagle_text_biomed and eagle_text); it adds one model pass per chunk at ingest and about 143 KiB per "
         "chunk on disk"
     )

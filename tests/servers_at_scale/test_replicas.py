@@ -112,9 +112,6 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                      "EAGLE_RAG_LOG_LEVEL": "WARNING", "OMP_NUM_THREADS": "1", "EAGLE_RAG_API__WARM_UP": "false",
                      "EAGLE_RAG_MILVUS__URI": milvus.uri, "EAGLE_RAG_REGISTRY__URL": registry,
                      "EAGLE_RAG_LEXICAL__BACKEND": "milvus", "EAGLE_RAG_API__HEALTH_TIMEOUT_S": str(HEALTH_TIMEOUT_S),
-                     # token vectors live in the folder's token_vectors.sqlite, which replicas do not share
-                     # (docs/deploy.md, "Which state lives where")
-                     "EAGLE_RAG_INGEST__TOKEN_VECTOR_COLLECTIONS": "[]",
                      "EAGLE_RAG_INGEST__SENTENCE_COLLECTIONS": "[]"})
         replicas = []
         for name in ("a", "b"):

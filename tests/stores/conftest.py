@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.milvus_servers import postgres_database  # noqa: F401 - pytest finds fixtures by name
 
 from eagle_rag.stores.milvus import MilvusVectorStore
 

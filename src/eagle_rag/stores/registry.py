@@ -130,21 +130,8 @@ class SqlDocumentRegistry:
 
     def __init__(self, url: str, *, connect_args: Mapping[str, Any] | None = None,
                  connect_timeout_s: int = 10) -> None:
-        parsed = make_url(url)
-        kwargs: dict[str, Any] = {"connect_args": dict(connect_args or {})}
-        if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
-            kwargs["connect_args"].setdefault("connect_timeout", connect_timeout_s)
-        if parsed.get_backend_name() == "sqlite":
-            database = parsed.database or ""
-            if database in ("", ":memory:"):
-                kwargs["poolclass"] = StaticPool
-                kwargs["connect_args"].setdefault("check_same_thread", False)
-            else:
-                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        self._engine: Engine = create_engine(url, **kwargs)
-        if parsed.get_backend_name() == "sqlite":
-            event.listen(self._engine, "connect", _sqlite_pragmas)
-        event.listen(self._engine, "handle_error", _unavailable_handler(url))
+        self._engine: Engine = sql_engine(url, "document registry", connect_args=connect_args,
+                                          connect_timeout_s=connect_timeout_s)
         self._schema_ready = False
         self._schema_lock = threading.Lock()
 
@@ -351,13 +338,37 @@ def _values(record: DocumentRecord) -> dict[str, Any]:
     }
 
 
-def _unavailable_handler(url: str) -> Any:
+def sql_engine(url: str, store: str, *, connect_args: Mapping[str, Any] | None = None,
+               connect_timeout_s: int = 10) -> Engine:
+    """A SQLAlchemy engine on ``url`` for the store named ``store``: PostgreSQL connections time out after
+    ``connect_timeout_s`` (unless the URL sets ``connect_timeout``), a SQLite file's folder is created and
+    its foreign keys are on, an in-memory SQLite is one shared connection, and a database that cannot be
+    reached raises :class:`~eagle_rag.errors.StoreUnavailable` naming ``store``. Nothing connects yet."""
+    parsed = make_url(url)
+    kwargs: dict[str, Any] = {"connect_args": dict(connect_args or {})}
+    if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+        kwargs["connect_args"].setdefault("connect_timeout", connect_timeout_s)
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database or ""
+        if database in ("", ":memory:"):
+            kwargs["poolclass"] = StaticPool
+            kwargs["connect_args"].setdefault("check_same_thread", False)
+        else:
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, **kwargs)
+    if parsed.get_backend_name() == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    event.listen(engine, "handle_error", _unavailable_handler(url, store))
+    return engine
+
+
+def _unavailable_handler(url: str, store: str) -> Any:
     """A ``handle_error`` listener that turns "cannot reach the database" into StoreUnavailable."""
 
     def handle(context: Any) -> None:
         original = context.original_exception
         if context.is_disconnect or (context.connection is None and is_unavailable(context.sqlalchemy_exception)):
-            raise unavailable("document registry", url, original) from original
+            raise unavailable(store, url, original) from original
 
     return handle
 

@@ -3,10 +3,14 @@
 A late-interaction model scores a (query, passage) pair from one vector per token of each side. The
 passage side does not depend on the query, so the ingest computes it once per chunk (the
 ``eagle_embed_tokens`` hook, for the collections of ``ingest.token_vector_collections``) and a query
-encodes only itself. One SQLite file (``<data_dir>/token_vectors.sqlite``) holds one row per chunk
-id: its document id, a ``key`` naming the model, passage cut and exact text the vectors were computed
-from (the reader recomputes a row whose key differs), and the ``(tokens, dim)`` array as float16
-bytes (768 bytes a token for a 384-d model).
+encodes only itself. One table ``token_vectors`` holds one row per chunk id: its document id, a ``key``
+naming the model, passage cut and exact text the vectors were computed from (the reader recomputes a
+row whose key differs), and the ``(tokens, dim)`` array as float16 bytes (768 bytes a token for a 384-d
+model).
+
+Where the table lives follows the registry (:func:`token_vectors_url`): with the embedded SQLite registry
+it is the file ``<data_dir>/token_vectors.sqlite``; with a shared registry (PostgreSQL, ``registry.url``)
+it is a table of that database, so every ``serve`` replica reads the vectors that any of them wrote.
 
 The rows follow their chunks: written in the same batch as the vectors, deleted with a document,
 with an old version's chunks and in a rollback (:mod:`eagle_rag.ingest.writer`), and checked and
@@ -15,22 +19,41 @@ repaired by ``eagle-rag doctor`` (:mod:`eagle_rag.doctor`).
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from sqlalchemy import Column, Integer, LargeBinary, MetaData, String, Table, delete, event, insert, select
+from sqlalchemy.engine import Engine, make_url
+
+from eagle_rag.stores.registry import sql_engine
+
+if TYPE_CHECKING:
+    from eagle_rag.settings import Settings
 
 FILE_NAME = "token_vectors.sqlite"
 _BATCH = 500
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS token_vectors (
-    chunk_id TEXT PRIMARY KEY, document_id TEXT NOT NULL, key TEXT NOT NULL,
-    tokens INTEGER NOT NULL, dim INTEGER NOT NULL, data BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS token_vectors_document ON token_vectors (document_id);
-"""
+_metadata = MetaData()
+token_vectors = Table(
+    "token_vectors", _metadata,
+    Column("chunk_id", String, primary_key=True),
+    Column("document_id", String, nullable=False, index=True),
+    Column("key", String, nullable=False),
+    Column("tokens", Integer, nullable=False),
+    Column("dim", Integer, nullable=False),
+    Column("data", LargeBinary, nullable=False),
+)
+
+
+def token_vectors_url(settings: Settings) -> str:
+    """Where the token vectors of ``settings`` live: the shared registry's database when ``registry.url``
+    names one (PostgreSQL), else ``<data_dir>/token_vectors.sqlite``."""
+    if settings.registry.url and make_url(settings.registry.url).get_backend_name() != "sqlite":
+        return settings.registry.url
+    return f"sqlite:///{settings.data_path / FILE_NAME}"
 
 
 @dataclass(frozen=True)
@@ -48,78 +71,87 @@ def _chunks(items: Sequence[str]) -> Iterable[Sequence[str]]:
         yield items[start:start + _BATCH]
 
 
-class TokenVectorStore:
-    """The token vectors of every chunk that has them, in one SQLite file (thread-safe, opened lazily)."""
+def _wal(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.close()
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self._db: sqlite3.Connection | None = None
+
+class TokenVectorStore:
+    """The token vectors of every chunk that has them, in one table of a SQLAlchemy database (``url``:
+    a SQLite file or PostgreSQL; a plain path means that SQLite file). Thread-safe; nothing connects
+    until first use, when the table is created. A database that cannot be reached raises
+    :class:`~eagle_rag.errors.StoreUnavailable`."""
+
+    def __init__(self, url: str | Path) -> None:
+        self.url = url if isinstance(url, str) and "://" in url else f"sqlite:///{Path(url)}"
+        self._engine: Engine | None = None
         self._lock = threading.RLock()
 
     @property
-    def db(self) -> sqlite3.Connection:
+    def db(self) -> Engine:
         with self._lock:
-            if self._db is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(self.path, check_same_thread=False)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.executescript(_SCHEMA)
-                self._db = db
-            return self._db
+            if self._engine is None:
+                engine = sql_engine(self.url, "token vector store")
+                if engine.dialect.name == "sqlite":
+                    event.listen(engine, "connect", _wal)
+                _metadata.create_all(engine)
+                self._engine = engine
+            return self._engine
 
     def put(self, rows: Sequence[TokenVectors]) -> int:
-        """Write (or replace) the rows; returns how many were written."""
-        values = []
+        """Write (or replace) the rows in one transaction; returns how many were written."""
+        values: dict[str, dict[str, Any]] = {}
         for row in rows:
             array = np.ascontiguousarray(row.vectors, dtype=np.float16)
             if array.ndim != 2:
                 raise ValueError(f"token vectors of {row.chunk_id!r} must be 2-d, got shape {array.shape}")
-            values.append((row.chunk_id, row.document_id, row.key, array.shape[0], array.shape[1], array.tobytes()))
-        with self._lock, self.db:
-            self.db.executemany("INSERT OR REPLACE INTO token_vectors VALUES (?, ?, ?, ?, ?, ?)", values)
-        return len(values)
+            values[row.chunk_id] = {"chunk_id": row.chunk_id, "document_id": row.document_id, "key": row.key,
+                                    "tokens": array.shape[0], "dim": array.shape[1], "data": array.tobytes()}
+        if values:
+            with self.db.begin() as conn:
+                for part in _chunks(list(values)):
+                    conn.execute(delete(token_vectors).where(token_vectors.c.chunk_id.in_(part)))
+                    conn.execute(insert(token_vectors), [values[chunk_id] for chunk_id in part])
+        return len(rows)
 
     def get(self, chunk_ids: Sequence[str]) -> dict[str, TokenVectors]:
         """The stored rows of ``chunk_ids`` (ids without a row are absent), vectors as float32."""
         out: dict[str, TokenVectors] = {}
-        with self._lock:
+        with self.db.connect() as conn:
             for part in _chunks(list(dict.fromkeys(chunk_ids))):
-                marks = ",".join("?" * len(part))
-                for chunk_id, doc_id, key, tokens, dim, data in self.db.execute(
-                        f"SELECT * FROM token_vectors WHERE chunk_id IN ({marks})", part):  # noqa: S608 - only ?s
+                for chunk_id, doc_id, key, tokens, dim, data in conn.execute(
+                        select(token_vectors).where(token_vectors.c.chunk_id.in_(part))):
                     vectors = np.frombuffer(data, dtype=np.float16).reshape(tokens, dim).astype(np.float32)
                     out[chunk_id] = TokenVectors(chunk_id, doc_id, key, vectors)
         return out
 
     def chunk_refs(self, document_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
         """``(chunk id, document id)`` of every row, or of the rows of ``document_ids``."""
-        with self._lock:
+        columns = select(token_vectors.c.chunk_id, token_vectors.c.document_id)
+        with self.db.connect() as conn:
             if document_ids is None:
-                return list(self.db.execute("SELECT chunk_id, document_id FROM token_vectors"))
+                return [(c, d) for c, d in conn.execute(columns)]
             out: list[tuple[str, str]] = []
             for part in _chunks(list(document_ids)):
-                marks = ",".join("?" * len(part))
-                out.extend(self.db.execute(  # noqa: S608 - only ?s
-                    f"SELECT chunk_id, document_id FROM token_vectors WHERE document_id IN ({marks})", part))
+                out.extend((c, d) for c, d in conn.execute(columns.where(token_vectors.c.document_id.in_(part))))
             return out
 
     def delete_chunks(self, chunk_ids: Iterable[str]) -> int:
         """Delete the rows of ``chunk_ids``; returns how many there were."""
         deleted = 0
-        with self._lock, self.db:
+        with self.db.begin() as conn:
             for part in _chunks(list(chunk_ids)):
-                marks = ",".join("?" * len(part))
-                deleted += self.db.execute(  # noqa: S608 - only ?s
-                    f"DELETE FROM token_vectors WHERE chunk_id IN ({marks})", part).rowcount
+                deleted += conn.execute(delete(token_vectors).where(token_vectors.c.chunk_id.in_(part))).rowcount
         return deleted
 
     def delete_document(self, document_id: str) -> int:
         """Delete every row of ``document_id``; returns how many there were."""
-        with self._lock, self.db:
-            return self.db.execute("DELETE FROM token_vectors WHERE document_id = ?", (document_id,)).rowcount
+        with self.db.begin() as conn:
+            return int(conn.execute(delete(token_vectors).where(token_vectors.c.document_id == document_id)).rowcount)
 
     def close(self) -> None:
         with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+            if self._engine is not None:
+                self._engine.dispose()
+                self._engine = None
