@@ -80,6 +80,27 @@ class FingerprintStore:
         return added
 
 
+    def sync(self, vectors: Any, collection: str = Collection.CHEMICAL) -> int:
+        """Make the index hold the compounds of ``collection`` in the shared vector store: index the
+        documents another process ingested (their chunks' ``metadata["smiles"]``) and, when documents
+        left the store, rebuild from it. Used when the vectors live on a Milvus server, where every
+        replica's folder holds only a cache. Returns how many compounds were added."""
+        if not vectors.has_collection(collection):
+            return 0
+        refs = dict(vectors.chunk_refs(collection))  # chunk id -> document id
+        stored = set(refs.values())
+        index = self.index
+        with self._lock:
+            rebuilt = any(compound_id not in stored for compound_id in index.ids)
+            if rebuilt:
+                self._index = index = FingerprintIndex(index.radius, index.n_bits)
+            missing = [chunk_id for chunk_id, document_id in refs.items() if document_id not in index]
+        added = self.add_chunks(vectors.get_chunks(collection, missing)) if missing else 0
+        if rebuilt and not added:
+            index.save(self.directory)
+        return added
+
+
 def migrated_record(registry: Any, index: FingerprintIndex, compound_id: str) -> Any:
     """The registry record of a compound indexed under its own id alone (before document identity was
     kb and id) whose document ``eagle-rag doctor --repair`` moved to its kb-scoped key: the one kb that
@@ -158,7 +179,10 @@ def biomed_retrieve_compounds(source: Any, smiles_or_name: str, top_k: int = 5,
     settings = getattr(getattr(source, "ctx", source), "settings", None)
     data_path = settings.data_path if settings is not None else Path(".")
     resolved = resolve_compound_query(smiles_or_name)
-    index = store_for(services, data_path).index
+    store = store_for(services, data_path)
+    if not getattr(services.vectors, "is_lite", True):
+        store.sync(services.vectors)  # a Milvus server: other replicas may have ingested compounds
+    index = store.index
     registry = services.registry
     hits: list[CompoundMatch] = []
     for hit in index.search(resolved.smiles, len(index)):
