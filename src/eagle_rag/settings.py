@@ -213,7 +213,7 @@ class ApiSettings(_Block):
     )
     max_upload_bytes_per_kb: int = Field(
         2_000_000_000, ge=0, description="most bytes of uploaded files kept per kb under <data_dir>/uploads; "
-        "0 = no quota"
+        "0 = no quota (with a shared registry no upload is kept)"
     )
     max_concurrent_rerank: int = Field(
         2, ge=1, le=64, description="mode=full searches (cross-encoder reranking) that run at once"

@@ -143,6 +143,7 @@ def test_what_one_replica_writes_the_other_serves(cluster: Cluster, tmp_path: Pa
     note.write_text(NOTE, encoding="utf-8")
     with cluster.a.client() as a, cluster.b.client() as b:
         assert _upload(a, "notes", note).json()["documents"] == 1
+        assert not list((cluster.a.data / "uploads").rglob("*.md"))  # staging only: the document is in the stores
         found = b.post("/search", json={"query": "warfarin INR weekly", "kb_names": ["notes"]}).json()
         assert found["hits"] and "Warfarin bleeding risk" in found["hits"][0]["text"], found
         doc = found["hits"][0]["document_id"]

@@ -36,6 +36,7 @@ from eagle_rag.api.uploads import (
 from eagle_rag.errors import IngestError, InvalidRequest, NotFound
 from eagle_rag.index_health import check_index
 from eagle_rag.redact import scrub
+from eagle_rag.stores.topology import shares_registry
 from eagle_rag.types import public_document_id
 
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ def ingest(
     sources: list[Path] = resolve_server_paths(paths, engine.settings.ingest.allowed_roots) if paths else []
     settings = engine.settings
     uploads = UploadBatch(settings.data_path, kb_name, settings.ingest.max_file_bytes,
-                          settings.api.max_upload_bytes_per_kb)
+                          settings.api.max_upload_bytes_per_kb, keep=not shares_registry(settings))
     with lock:
         sources += [uploads.save(f.file, f.filename) for f in files]
         try:

@@ -9,6 +9,8 @@ files of an ingest that share a file name): it is kept as ``<hash>/note.md``. A 
 (two ``note.md`` from two folders) is two files too: its second file is hashed with its occurrence
 number, so re-sending the same request replaces both documents. What one kb keeps is bounded by
 ``api.max_upload_bytes_per_kb``; an upload that could not be ingested is removed (:func:`remove_upload`).
+With a shared registry (``serve`` replicas) the folder is only staging: every upload is removed once its
+ingest is settled, since the document lives in the shared stores and no replica reads the file again.
 Server-side paths must resolve (symbolic links followed) inside one of ``ingest.allowed_roots``;
 every file found under a folder is checked again, so a link that points out of the root is refused too.
 """
@@ -182,13 +184,15 @@ class UploadBatch:
     """The uploads of one ``POST /ingest``: saved before the ingest, settled after it.
 
     Settling removes every upload the ingest rejected as a whole (and, after a dry run or a failed
-    ingest, every upload that was not there before), so rejected files never pile up.
+    ingest, every upload that was not there before), so rejected files never pile up; with ``keep``
+    false (a shared registry), it removes every upload of the batch.
     """
 
     data_path: Path
     kb_name: str
     max_bytes: int
     quota: int = 0
+    keep: bool = True
     saved: list[Path] = field(default_factory=list)
     fresh: set[Path] = field(default_factory=set)
     sent: dict[str, int] = field(default_factory=dict)
@@ -223,7 +227,7 @@ class UploadBatch:
         failed = {f.path for f in report.failures}
         empty = {c.path for c in report.files_detail if not c.ingested and not c.skipped and c.failed}
         for path in self.saved:
-            if str(path) in failed or str(path) in empty:
+            if not self.keep or str(path) in failed or str(path) in empty:
                 remove_upload(str(path), self.data_path)
 
 

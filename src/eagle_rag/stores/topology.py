@@ -19,6 +19,11 @@ if TYPE_CHECKING:
     from eagle_rag.settings import Settings
 
 
+def shares_registry(settings: Settings) -> bool:
+    """True when the document registry is a database other processes name too (not the folder's SQLite)."""
+    return not settings.registry_url.startswith("sqlite")
+
+
 def private_stores(settings: Settings) -> list[str]:
     """The stores of ``settings`` that live in the data folder (one process's)."""
     out = []
@@ -34,7 +39,7 @@ def private_stores(settings: Settings) -> list[str]:
 def mix_refusal(settings: Settings) -> str | None:
     """One line when a shared registry (PostgreSQL) is configured with a store private to the data folder,
     else None."""
-    if settings.registry_url.startswith("sqlite"):
+    if not shares_registry(settings):
         return None
     private = private_stores(settings)
     if not private:
