@@ -377,6 +377,21 @@ class EagleClient(_Base):
         result: dict[str, Any] = self._send(_Call("GET", "/doctor", dict))
         return result
 
+    def create_snapshot(self, name: str | None = None) -> dict[str, Any]:
+        """``POST /snapshots``: a snapshot of the server's data folder; returns its manifest."""
+        result: dict[str, Any] = self._send(_Call("POST", "/snapshots", dict, json={"name": name}))
+        return result
+
+    def snapshots(self) -> list[dict[str, Any]]:
+        """``GET /snapshots``: the server's snapshots, oldest first (``files`` is a count)."""
+        result: list[dict[str, Any]] = self._send(_Call("GET", "/snapshots", list))
+        return result
+
+    def delete_snapshot(self, name: str) -> dict[str, Any]:
+        """``DELETE /snapshots/{name}``."""
+        result: dict[str, Any] = self._send(_Call("DELETE", f"/snapshots/{quote(name, safe='')}", dict))
+        return result
+
     def close(self) -> None:
         self._http.close()
 

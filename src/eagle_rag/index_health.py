@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from eagle_rag.errors import EagleError, ServerUnsupported
+from eagle_rag.snapshot_restore import JOURNAL as RESTORE_JOURNAL
 from eagle_rag.stores.availability import is_unavailable, one_line, settings_unavailable
 from eagle_rag.types import DocumentStatus, SearchResponse
 
@@ -73,6 +74,8 @@ def _missing_files(engine: Engine) -> list[str]:
         out.append("the registry file registry.db is missing from the data folder")
     if settings.lexical.backend == "tantivy" and held and not settings.lexical_path.exists():
         out.append("the lexical index folder lexical/ is missing from the data folder")
+    if (settings.data_path / RESTORE_JOURNAL).exists():
+        out.append("a snapshot restore was interrupted: run the same eagle-rag snapshot restore again to finish it")
     return out
 
 

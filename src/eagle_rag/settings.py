@@ -258,6 +258,8 @@ class Settings(BaseSettings):
     profile: str = Field(DEFAULT_PROFILE, description="active profile: biomed (the default) or general "
                                                       "(non-biomedical corpora)")
     data_dir: str = Field("", description="where indexes live; empty = per-user data folder")
+    snapshot_dir: str = Field("", description="where eagle-rag snapshot keeps snapshots of the data folder; empty "
+                                              "= <data_dir>-snapshots, next to the data folder")
     allow_deterministic: bool = Field(False, description="auto mode may fall back to hash vectors")
     router: RouterSettings = Field(default_factory=RouterSettings)
     milvus: MilvusSettings = Field(default_factory=MilvusSettings)
@@ -296,6 +298,11 @@ class Settings(BaseSettings):
     @property
     def lexical_path(self) -> Path:
         return self.data_path / "lexical"
+
+    @property
+    def snapshot_path(self) -> Path:
+        data = self.data_path
+        return Path(self.snapshot_dir) if self.snapshot_dir else data.with_name(f"{data.name}-snapshots")
 
     def plugin_options(self, name: str) -> dict[str, Any]:
         """The ``plugins.options.NAME`` block (empty dict when unset)."""

@@ -138,6 +138,16 @@ def test_doctor_checks_through_the_server_and_repair_refuses_in_one_line(served)
     assert local.returncode == 2 and f"PID {pid}" in clean(local)
 
 
+def test_snapshot_create_and_list_go_through_the_server(served):
+    """The server takes the snapshot (under its ingest lock); the CLI only asks and prints."""
+    made = run_cli(served.data_dir, "snapshot", "create", "through-server", "--json")
+    assert made.returncode == 0, clean(made)
+    manifest = json.loads(made.stdout)
+    assert manifest["name"] == "through-server" and manifest["documents"]["complete"] > 0
+    snapshot_dir = served.data_dir.with_name(f"{served.data_dir.name}-snapshots")
+    assert (snapshot_dir / "through-server" / "manifest.json").is_file()
+
+
 def test_datasets_commands_go_through_the_server(served):
     before = served.request_count("/datasets/search")
     result = run_cli(served.data_dir, "datasets", "search", "BC5-CDR", "--k", "3")
