@@ -59,6 +59,7 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 TRANSIENT_SUFFIXES = ("-wal", "-shm", "-journal")
 HIDDEN_PREFIX = ".partial-"
 HASH_BLOCK = 1 << 20
+COPY_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -224,6 +225,30 @@ def _quiesce(engine: Engine) -> None:
         index.commit()
 
 
+def _listing(settings: Settings) -> dict[Path, tuple[int, int]]:
+    return {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in data_files(settings)}
+
+
+def _copy_settled(settings: Settings, target: Path) -> list[str]:
+    """Copy the data folder's files into ``target``; copy again (up to :data:`COPY_ATTEMPTS` times) while a
+    store's background work (Milvus Lite sealing or indexing a flushed segment) changed a file meanwhile.
+    Returns the copied paths, relative and POSIX."""
+    data = settings.data_path.resolve()
+    for attempt in range(COPY_ATTEMPTS):
+        shutil.rmtree(target, ignore_errors=True)
+        before = _listing(settings)
+        try:
+            for path in before:
+                copy_file(path, target / path.relative_to(data))
+        except FileNotFoundError:
+            if attempt == COPY_ATTEMPTS - 1:
+                raise
+            continue  # a segment was replaced while it was copied
+        if _listing(settings) == before:
+            break
+    return [p.relative_to(data).as_posix() for p in before]
+
+
 def create_snapshot(engine: Engine, name: str | None = None,
                     lock: AbstractContextManager[Any] | None = None) -> SnapshotManifest:
     """Copy every store of ``engine``'s data folder into snapshot ``name`` (default: a UTC time stamp).
@@ -244,17 +269,12 @@ def create_snapshot(engine: Engine, name: str | None = None,
     root.mkdir(parents=True, exist_ok=True)
     staging = root / f"{HIDDEN_PREFIX}{name}-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
-    data = settings.data_path.resolve()
     try:
         with lock if lock is not None else nullcontext():
             started = time.monotonic()
             _quiesce(engine)
             documents, chunks = store_counts(engine)
-            copied = []
-            for path in data_files(settings):
-                relative = path.relative_to(data).as_posix()
-                copy_file(path, staging / FILES / relative)
-                copied.append(relative)
+            copied = _copy_settled(settings, staging / FILES)
             copy_s = time.monotonic() - started
         files = [FileEntry(rel, (staging / FILES / rel).stat().st_size, sha256_of(staging / FILES / rel))
                  for rel in copied]
