@@ -545,12 +545,14 @@ def main(argv: list[str] | None = None) -> None:
 
 
 from eagle_rag.cli_doctor import register_doctor_command  # noqa: E402
+from eagle_rag.cli_reindex import register_reindex_command  # noqa: E402
 from eagle_rag.cli_server import register_server_commands  # noqa: E402
 from eagle_rag.cli_snapshot import register_snapshot_commands  # noqa: E402
 
 register_server_commands(app)
 register_doctor_command(app)
 register_snapshot_commands(app)
+register_reindex_command(app)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -392,6 +392,13 @@ class EagleClient(_Base):
         result: dict[str, Any] = self._send(_Call("DELETE", f"/snapshots/{quote(name, safe='')}", dict))
         return result
 
+    def reindex(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``POST /reindex`` (:mod:`eagle_rag.reindex`) with the body's ``encoder``, ``collections``, ``dim``,
+        ``rollback``, ``drop_old``. The answer comes when the switch is done: give the client a timeout that
+        fits the corpus (``eagle-rag reindex`` uses hours)."""
+        result: dict[str, Any] = self._send(_Call("POST", "/reindex", dict, json=body))
+        return result
+
     def close(self) -> None:
         self._http.close()
 

@@ -23,6 +23,7 @@ from eagle_rag.ingest.ray_executor import ray_ingest
 from eagle_rag.ingest.sources import missing_paths_error
 from eagle_rag.plugin_manager import build_plugin_manager
 from eagle_rag.protocols import LexicalIndex
+from eagle_rag.reindex import apply_encoder_versions
 from eagle_rag.retrieve.orchestrator import RetrieverOrchestrator
 from eagle_rag.settings import Settings, load_settings
 from eagle_rag.stores.availability import is_unavailable, settings_unavailable
@@ -66,6 +67,7 @@ class Engine:
                               vectors=self.vectors, lexical_for=self.lexical_for, tokens=self.tokens),
         )
         self.pm.hook.eagle_register(ctx=self.ctx, encoders=self.encoders)
+        apply_encoder_versions(self)  # labels that eagle-rag reindex moved to another model
         self.ingestor = IngestOrchestrator(self.pm)
         self.retriever = RetrieverOrchestrator(self.pm)
 

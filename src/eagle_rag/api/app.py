@@ -24,6 +24,7 @@ from eagle_rag.api.routes_console import install_console
 from eagle_rag.api.routes_doctor import router as doctor_router
 from eagle_rag.api.routes_documents import router as documents_router
 from eagle_rag.api.routes_health import router as health_router
+from eagle_rag.api.routes_reindex import router as reindex_router
 from eagle_rag.api.routes_search import router as search_router
 from eagle_rag.api.routes_snapshots import router as snapshots_router
 from eagle_rag.api.routes_tools import router as tools_router
@@ -84,7 +85,7 @@ def create_app(engine: Engine) -> FastAPI:
     install_error_handlers(app)
     # browse first: its /documents/{id}/chunks must win over the document routes, whose id may hold a '/'
     for router in (search_router, browse_router, documents_router, health_router, doctor_router, snapshots_router,
-                   tools_router):
+                   reindex_router, tools_router):
         app.include_router(router)
     install_console(app)
     engine.pm.hook.eagle_api_register(api=app, engine=engine)

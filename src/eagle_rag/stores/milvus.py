@@ -240,6 +240,33 @@ class MilvusVectorStore:
             client.drop_collection(physical)
             self._infos.pop(name, None)
 
+    def new_version(self, name: str, dim: int) -> str:
+        """Create an empty physical collection ``<name>__v<n>`` (n one above every version there is) with the
+        metric and extra fields of ``name`` and ``dim``-d vectors, next to the one ``name`` points at; returns
+        its name. Searches of ``name`` are not affected until :meth:`point_alias`."""
+        info = self._info(name)
+        with self._lock:
+            pattern = re.compile(rf"{re.escape(name)}__v(\d+)")
+            versions = [int(m.group(1)) for c in self.client.list_collections() if (m := pattern.fullmatch(c))]
+            physical = f"{name}__v{max(versions, default=1) + 1}"
+            ms.create_physical(self.client, physical, dim, info.metric, info.extra_fields,
+                               self.capabilities.scalar_index)
+            return physical
+
+    def point_alias(self, name: str, physical: str) -> None:
+        """Point the logical ``name`` at the physical collection ``physical`` (one alias change: a search
+        sees either the old collection or the new one)."""
+        with self._lock:
+            self.client.alter_alias(_check_name(physical), _check_name(name))
+            self._infos.pop(name, None)
+
+    def drop_physical(self, physical: str) -> None:
+        """Drop one physical collection that no alias points at (no-op when missing)."""
+        with self._lock:
+            if self.client.has_collection(_check_name(physical)):
+                self.client.drop_collection(physical)
+            self._infos.pop(physical, None)
+
     def _info(self, name: str) -> _Info:
         with self._lock:
             cached = self._infos.get(name)

@@ -94,6 +94,14 @@ document_tags = Table(
     Index("ix_document_tags_tag", "tag"),
 )
 
+index_state = Table(
+    "index_state", metadata,
+    Column("key", String(256), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+"""Small JSON documents about the index as a whole, shared by every process of the registry: the encoder
+versions of :mod:`eagle_rag.reindex` (key ``reindex/<label>``)."""
+
 
 def source_file_name(source_uri: str) -> str:
     """Return the file name of a path or URI (``file:///a/My%20Doc.pdf`` -> ``My Doc.pdf``)."""
@@ -313,6 +321,28 @@ class SqlDocumentRegistry:
             )
             for row in rows
         ]
+
+    def get_state(self, key: str) -> str | None:
+        """The value stored under ``key`` in ``index_state``, or None."""
+        with self._db().connect() as conn:
+            value = conn.execute(select(index_state.c.value).where(index_state.c.key == key)).scalar_one_or_none()
+        return None if value is None else str(value)
+
+    def put_state(self, key: str, value: str) -> None:
+        """Store ``value`` under ``key`` (replacing it), in one transaction."""
+        with self._db().begin() as conn:
+            conn.execute(delete(index_state).where(index_state.c.key == key))
+            conn.execute(insert(index_state).values(key=key, value=value))
+
+    def delete_state(self, key: str) -> None:
+        with self._db().begin() as conn:
+            conn.execute(delete(index_state).where(index_state.c.key == key))
+
+    def state_keys(self, prefix: str) -> builtins.list[str]:
+        """The keys of ``index_state`` that start with ``prefix``, sorted."""
+        with self._db().connect() as conn:
+            keys = conn.execute(select(index_state.c.key).where(index_state.c.key.startswith(prefix, autoescape=True)))
+            return sorted(str(k) for k in keys.scalars())
 
     def close(self) -> None:
         """Dispose of the engine's connections."""
