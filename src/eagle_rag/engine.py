@@ -67,7 +67,7 @@ class Engine:
                               vectors=self.vectors, lexical_for=self.lexical_for, tokens=self.tokens),
         )
         self.pm.hook.eagle_register(ctx=self.ctx, encoders=self.encoders)
-        apply_encoder_versions(self)  # labels that eagle-rag reindex moved to another model
+        self._versions_applied = apply_encoder_versions(self)  # labels eagle-rag reindex moved to another model
         self.ingestor = IngestOrchestrator(self.pm)
         self.retriever = RetrieverOrchestrator(self.pm)
 
@@ -94,6 +94,8 @@ class Engine:
             ServerUnsupported: ``lexical.backend: milvus`` on a server without the BM25 function (2.3).
             StoreUnavailable: the server cannot be reached.
         """
+        if not self._versions_applied:  # the registry was down when the engine opened
+            self._versions_applied = apply_encoder_versions(self)
         if self.vectors.is_lite:
             return
         try:

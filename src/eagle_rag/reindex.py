@@ -155,18 +155,19 @@ def _use_model(engine: Engine, label: str, model_ref: str, dim: int, collections
             registry.register_collection(replace(known[name], dim=dim), replace=True)
 
 
-def apply_encoder_versions(engine: Engine) -> None:
-    """Give each reindexed label its recorded model (called when an engine opens). A registry that cannot be
-    reached is left for the first request to report."""
+def apply_encoder_versions(engine: Engine) -> bool:
+    """Give each reindexed label its recorded model (called when an engine opens). Returns False when the
+    registry cannot be reached (the engine asks again before its next request, :meth:`Engine.check_servers`)."""
     try:
         found = versions(engine)
     except Exception as exc:
         if is_unavailable(exc):
-            return
+            return False
         raise
     for version in found:
         if version.phase is not Phase.BUILDING and version.label in engine.encoders.labels():
             _use_model(engine, version.label, version.model_ref, version.dim, list(version.collections))
+    return True
 
 
 def _collections(engine: Engine, label: str, named: list[str] | None) -> list[str]:

@@ -29,7 +29,7 @@ from tests.api.helpers import HERE, TAGGED, datasets_surfaces, default_plugins_o
 
 pytestmark = pytest.mark.integration
 MAX_EXAMPLES = int(os.environ.get("EAGLE_RAG_SCHEMATHESIS_EXAMPLES", "20"))
-SLOW_OPERATIONS = {"POST /ingest": 6, "GET /doctor": 3, "POST /snapshots": 3}
+SLOW_OPERATIONS = {"POST /ingest": 6, "GET /doctor": 3, "POST /snapshots": 3, "POST /reindex": 3}
 """Operations that write or scan the whole index get fewer examples (each call ingests or checks)."""
 CONFORMANCE = [st_checks.not_a_server_error, st_checks.status_code_conformance, st_checks.content_type_conformance,
                st_checks.response_headers_conformance, st_checks.response_schema_conformance]
