@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -194,3 +195,22 @@ def test_http_route_and_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyP
     with pytest.raises(SystemExit) as dropped:
         main(["reindex", "--drop-old", "--encoder", "bge-small"])
     assert dropped.value.code in (0, None) and "dropped old" in capsys.readouterr().out
+
+
+def test_a_model_of_another_dimension(tmp_path: Path) -> None:
+    """384-d to 128-d: the new collections, the label and the collection profile all change; a reopened engine
+    searches and ingests with 128-d vectors."""
+    settings = make_settings(tmp_path / "data")
+    with Engine(settings) as engine:
+        engine.ingest([write(tmp_path / "a.jsonl", 3)], kb_name="kb")
+        native = SimpleNamespace(settings=make_settings(tmp_path / "other", encoders={"mode": "require_native"}))
+        with pytest.raises(InvalidRequest, match="cannot be loaded: .*gives 384-d vectors, expected 128"):
+            reindex._load(native, "bge-small", E5, 128)  # type: ignore[arg-type]  # noqa: SLF001
+        report = reindex.reindex(engine, "bge-small", "./models/small-128", dim=128)
+        assert report.rows == {"eagle_text": 3}
+        assert engine.encoders.collection("eagle_text").dim == 128
+        assert engine.search(SearchRequest("warfarin", top_k=2)).hits
+    with Engine(settings) as engine:
+        assert engine.encoders.spec("bge-small").dim == 128 and engine.encoders.collection("eagle_text").dim == 128
+        engine.ingest([write(tmp_path / "b.jsonl", 2, prefix="b")], kb_name="kb")
+        assert engine.vectors.count("eagle_text") == 5 and doctor.check(engine).ok
