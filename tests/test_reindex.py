@@ -110,7 +110,10 @@ def test_killed_build_resumes_switch_under_a_search_loop_rollback_and_drop_old(
         assert engine.encoders.spec("bge-small").model_ref == E5
         with pytest.raises(InvalidRequest, match="keeps its old collections"):
             reindex.reindex(engine, "bge-small", E5)
-        reindex.rollback(engine)
+        engine.ingest([write(tmp_path / "after.jsonl", 1, prefix="after")], kb_name="kb")  # after the switch
+        assert engine.ingestor.delete_document(engine.request_context(), "kb/d-0")
+        switched = answers(engine)
+        reindex.rollback(engine)  # the old collections get the new document and lose the deleted one
         assert engine.vectors.physical_name("eagle_text") == "eagle_text__v1"
         assert not engine.vectors.has_collection("eagle_text__v2")
         assert engine.encoders.spec("bge-small").model_ref == "bundled:bge-small-en-v1.5"

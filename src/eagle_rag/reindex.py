@@ -16,8 +16,9 @@ vectors do not change. Searches keep using the old collections and the old model
    (:func:`apply_encoder_versions`); ``eagle-rag doctor`` runs, and a finding the old index did not
    have rolls the switch back.
 
-The old collections stay until ``reindex --drop-old``; ``reindex --rollback`` points the aliases back,
-gives ``LABEL`` its old model and drops the new collections. Killed during the build, the serving
+The old collections stay until ``reindex --drop-old``; ``reindex --rollback`` brings them up to date
+(what was ingested since the switch is embedded by the old model, what was deleted goes), points the
+aliases back, gives ``LABEL`` its old model and drops the new collections. Killed during the build, the serving
 index is untouched (the record says ``building``) and the same command resumes: rows already written
 are not embedded again.
 
@@ -308,6 +309,11 @@ def _rollback(engine: Engine, version: EncoderVersion) -> None:
     from eagle_rag import index_health
 
     if version.phase is Phase.SWITCHED:
+        # what was ingested or deleted since the switch reaches the old collections, embedded by the old model
+        encoder = _load(engine, version.label, version.previous_model_ref, version.previous_dim)
+        engine.flush()
+        for physical in version.collections.values():
+            sync(engine, encoder, physical["new"], physical["old"])
         for name, physical in version.collections.items():
             engine.vectors.point_alias(name, physical["old"])
         _use_model(engine, version.label, version.previous_model_ref, version.previous_dim, list(version.collections))
