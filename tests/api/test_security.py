@@ -46,6 +46,9 @@ def test_api_key_is_required_when_set(keyed_client):
     ok = keyed_client.post("/search", json={"query": "x"}, headers={"X-API-Key": "s3cret-key"})
     assert ok.status_code == 200 and ok.json()["empty_reason"].startswith("the index is empty")
     assert keyed_client.get("/health").status_code == 200
+    for method, path, body in (("POST", "/snapshots", {"name": "x"}), ("GET", "/snapshots", None),
+                               ("DELETE", "/snapshots/x", None), ("POST", "/reindex", {"rollback": True})):
+        assert_error_shape(keyed_client.request(method, path, json=body), 401, "unauthorized")  # operator routes
 
 
 def test_openapi_declares_the_key(keyed_client):
