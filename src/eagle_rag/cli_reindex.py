@@ -37,25 +37,25 @@ def reindex(
     """Build new versioned collections of an encoder label with another model from the stored chunk texts,
     while searches use the old ones; switch when they are complete and checked. Killed midway, run it
     again: it resumes. The old collections stay for --rollback until --drop-old."""
-    from eagle_rag.api.routes_reindex import ReindexBody, run
     from eagle_rag.connect import require_local, resolve_target
+    from eagle_rag.reindex import run_request
     from eagle_rag.settings import load_settings
 
     names = [n.strip() for item in collections or () for n in item.split(",") if n.strip()] or None
-    body = ReindexBody(encoder=encoder, collections=names, dim=dim, rollback=rollback, drop_old=drop_old)
     settings = load_settings()
     target = resolve_target(settings, url, api_key, local)
     if target.url is not None:
         from eagle_rag.client import EagleClient
 
         with EagleClient(target.url, api_key=target.api_key, timeout=REMOTE_TIMEOUT_S, retries=0) as client:
-            answer = client.reindex(body.model_dump(exclude_none=True))
+            body = {"encoder": encoder, "collections": names, "dim": dim, "rollback": rollback, "drop_old": drop_old}
+            answer = client.reindex({k: v for k, v in body.items() if v is not None})
     else:
         from eagle_rag.engine import Engine
 
         require_local(settings, "reindex")
         with Engine(settings) as engine:
-            answer = run(engine, body)
+            answer = run_request(engine, encoder, names, dim, roll_back=rollback, drop=drop_old)
     if json_out:
         print(json.dumps(answer, indent=2))
     elif "action" in answer:

@@ -85,9 +85,7 @@ def list_(url: Url = None, api_key: ApiKey = None, local: Local = False, json_ou
         with EagleClient(target.url, api_key=target.api_key) as client:
             rows = client.snapshots()
     else:
-        from eagle_rag.api.routes_snapshots import summary
-
-        rows = [summary(m) for m in list_snapshots(settings)]
+        rows = [m.summary() for m in list_snapshots(settings)]
     if json_out:
         print(json.dumps(rows, indent=2))
         return

@@ -352,3 +352,22 @@ def drop_old(engine: Engine, label: str | None = None, lock: Lock = None) -> Enc
         version.phase = Phase.FINAL
         _save(engine, version)
     return version
+
+
+def run_request(engine: Engine, encoder: str | None, collections: list[str] | None = None, dim: int | None = None,
+                *, roll_back: bool = False, drop: bool = False, lock: Lock = None) -> dict[str, Any]:
+    """One ``eagle-rag reindex`` / ``POST /reindex``: build and switch (``encoder`` ``LABEL=MODEL``), or with
+    ``roll_back`` (``--rollback``) / ``drop`` (``--drop-old``) undo or finish the last one (``encoder``
+    ``LABEL``, optional when one label was reindexed). Returns the answer both front ends show."""
+    if roll_back and drop:
+        raise InvalidRequest("rollback and drop_old exclude each other: choose one", {"field": "rollback"})
+    if roll_back or drop:
+        label = (encoder or "").partition("=")[0].strip() or None
+        version = (rollback if roll_back else drop_old)(engine, label, lock)
+        return {"label": version.label, "model_ref": version.model_ref,
+                "previous_model_ref": version.previous_model_ref,
+                "action": "rolled_back" if roll_back else "dropped_old"}
+    if not encoder:
+        raise InvalidRequest("give the encoder to change as LABEL=MODEL", {"field": "encoder"})
+    label, model = parse_encoder(encoder)
+    return reindex(engine, label, model, collections, dim, lock).to_dict()

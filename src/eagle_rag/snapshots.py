@@ -93,6 +93,10 @@ class SnapshotManifest:
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "total_bytes": self.total_bytes}
 
+    def summary(self) -> dict[str, Any]:
+        """The manifest as listed (``GET /snapshots``, ``snapshot list``): ``files`` as a count."""
+        return {**self.to_dict(), "files": len(self.files)}
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SnapshotManifest:
         return cls(name=str(data["name"]), created_at=str(data["created_at"]),

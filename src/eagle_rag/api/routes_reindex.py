@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from eagle_rag import reindex
 from eagle_rag.api.deps import ERROR_RESPONSES, get_engine, get_write_lock
-from eagle_rag.errors import InvalidRequest
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
@@ -38,21 +37,5 @@ def reindex_route(body: ReindexBody, engine: Engine = Depends(get_engine),
                   lock: threading.Lock = Depends(get_write_lock)) -> dict[str, Any]:
     """The report (``label``, ``model_ref``, ``phase``, ``rows`` per collection, ``embedded``, ``seconds``,
     ``resumed``), or with ``rollback``/``drop_old`` the record that was undone or finished."""
-    return run(engine, body, lock)
-
-
-def run(engine: Engine, body: ReindexBody, lock: Any = None) -> dict[str, Any]:
-    """What ``POST /reindex`` and ``eagle-rag reindex`` (local) do with one request."""
-    if body.rollback and body.drop_old:
-        raise InvalidRequest("rollback and drop_old exclude each other: choose one", {"field": "rollback"})
-    if body.rollback or body.drop_old:
-        label = body.encoder.partition("=")[0].strip() or None if body.encoder else None
-        undo = reindex.rollback if body.rollback else reindex.drop_old
-        version = undo(engine, label, lock)
-        return {"label": version.label, "model_ref": version.model_ref,
-                "previous_model_ref": version.previous_model_ref,
-                "action": "rolled_back" if body.rollback else "dropped_old"}
-    if not body.encoder:
-        raise InvalidRequest("give the encoder to change as LABEL=MODEL", {"field": "encoder"})
-    label, model = reindex.parse_encoder(body.encoder)
-    return reindex.reindex(engine, label, model, body.collections, body.dim, lock).to_dict()
+    return reindex.run_request(engine, body.encoder, body.collections, body.dim, roll_back=body.rollback,
+                               drop=body.drop_old, lock=lock)

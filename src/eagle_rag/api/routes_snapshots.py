@@ -40,7 +40,7 @@ def create_snapshot(name: Annotated[str | None, Body(embed=True, pattern=NAME_PA
             operation_id="list_snapshots", summary="The snapshots of the data folder, oldest first")
 def list_snapshots(engine: Engine = Depends(get_engine)) -> list[dict[str, Any]]:
     """Each snapshot's manifest without its file list (``files`` is the number of files)."""
-    return [summary(m) for m in snapshots.list_snapshots(engine.settings)]
+    return [m.summary() for m in snapshots.list_snapshots(engine.settings)]
 
 
 @router.delete("/snapshots/{name}", responses=ERROR_RESPONSES, response_model=dict[str, Any],
@@ -49,8 +49,3 @@ def delete_snapshot(name: SnapshotName, engine: Engine = Depends(get_engine)) ->
     """404 when there is no such snapshot."""
     snapshots.delete_snapshot(engine.settings, name)
     return {"name": name, "deleted": True}
-
-
-def summary(manifest: snapshots.SnapshotManifest) -> dict[str, Any]:
-    """A manifest as listed: its fields, ``files`` as a count."""
-    return {**manifest.to_dict(), "files": len(manifest.files)}
