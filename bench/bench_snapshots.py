@@ -3,17 +3,19 @@ same corpus.
 
 A synthetic corpus of ``--docs`` JSONL records (``--chars`` characters each) is ingested with the hash
 encoder into a fresh data folder (general profile, no plugins, sentence rows on so the folder holds
-two collections), then snapshotted ``--repeat`` times and restored ``--repeat`` times. Prints one table:
-folder size, ingest time, snapshot time (``copy_s``: how long writes waited; total: with hashing), restore
-time (hash check, copy, swap), each per GB.
+two collections; ``--pad-mb`` adds one large upload), then snapshotted ``--repeat`` times and restored
+``--repeat`` times. Prints one table: folder size, ingest time, snapshot time (``copy_s``: how long writes
+waited; total: with hashing), restore time (hash check, copy, swap), each per GB.
 
     nice -n 10 .venv/bin/python bench/bench_snapshots.py --docs 2000 --chars 1500
+    nice -n 10 .venv/bin/python bench/bench_snapshots.py --docs 300 --pad-mb 1000 --repeat 2
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import tempfile
@@ -48,6 +50,8 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=2000)
     parser.add_argument("--chars", type=int, default=1500)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--pad-mb", type=int, default=0, help="add an upload of this many MB of random bytes, so "
+                        "the folder reaches a size where per-GB figures mean something")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-snapshots-") as tmp:
         root = Path(tmp)
@@ -60,6 +64,12 @@ def main() -> None:
             started = time.perf_counter()
             report = engine.ingest([source], kb_name="bench")
             ingest_s = time.perf_counter() - started
+            if args.pad_mb:
+                pad = settings.data_path / "uploads" / "bench" / "pad.bin"
+                pad.parent.mkdir(parents=True, exist_ok=True)
+                with pad.open("wb") as out:
+                    for _ in range(args.pad_mb):
+                        out.write(os.urandom(1 << 20))
             for i in range(args.repeat):
                 started = time.perf_counter()
                 manifest = create_snapshot(engine, f"b{i}")
@@ -71,7 +81,8 @@ def main() -> None:
             restores.append(time.perf_counter() - started)
             delete_snapshot(settings, f"b{i}")
         gb = manifest.total_bytes / 1e9
-        print(f"{report.documents} documents, {report.chunks} chunks, {len(manifest.files)} files, "
+        print(f"{report.documents} documents, {report.chunks} chunks, {len(manifest.files)} files "
+              f"(pad {args.pad_mb} MB), "
               f"{manifest.total_bytes / 1e6:.1f} MB; medians of {args.repeat} runs")
         print("| step | seconds | seconds per GB |")
         print("|---|---:|---:|")
