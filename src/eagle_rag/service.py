@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import time
 from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag import filter_names, index_health
@@ -22,11 +24,13 @@ from eagle_rag.redact import public_path
 from eagle_rag.retrieve.channels import RetrievalTally, tally
 from eagle_rag.retrieve.fusion import sparse_overlap_score
 from eagle_rag.retrieve.orchestrator import RetrievalResult
+from eagle_rag.retrieve.result_options import apply_result_options
 from eagle_rag.settings import Settings
 from eagle_rag.stores import filters as store_filters
 from eagle_rag.stores.availability import is_unavailable, settings_unavailable
 from eagle_rag.types import (
     DocumentStatus,
+    Facet,
     MatchKind,
     MetadataFilter,
     NodeWithScore,
@@ -75,7 +79,15 @@ def _normalised(request: SearchRequest) -> SearchRequest:
         value = getattr(request, name)
         if value is not None and not isinstance(value, str):
             raise InvalidRequest(f"{name} must be a date string, got {type(value).__name__}", {"field": name})
-    lists: dict[str, Any] = {name: _as_tuple(name, getattr(request, name)) for name in FILTER_FIELDS}
+    for name in ("diversity", "recency"):
+        value = getattr(request, name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            raise InvalidRequest(f"{name} must be a number, got {type(value).__name__}", {"field": name})
+    limit = request.max_per_document
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+        raise InvalidRequest(f"max_per_document must be an integer, got {type(limit).__name__}",
+                             {"field": "max_per_document"})
+    lists: dict[str, Any] = {name: _as_tuple(name, getattr(request, name)) for name in (*FILTER_FIELDS, "facets")}
     lists["source_types"] = tuple(v.lower() if isinstance(v, str) else v for v in lists["source_types"])
     if request.image is not None and not isinstance(request.image, bytes | bytearray):
         raise InvalidRequest(f"image must be the bytes of an image file, got {type(request.image).__name__}",
@@ -168,6 +180,7 @@ def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:
             if (not isinstance(value, str) or not value or len(value) > 256
                     or any(ord(c) < 32 or ord(c) == 127 for c in value)):
                 raise InvalidRequest(f"invalid value in {name}: {value!r}", {"field": name})
+    request = _checked_result_options(request)
     for kb in request.kb_names:
         validate_kb_name(kb)
     if request.kb_names:
@@ -176,6 +189,30 @@ def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:
         if unknown:
             raise NotFound(f"unknown kb name(s): {', '.join(unknown)}", {"field": "kb_names", "unknown": unknown})
     return request
+
+
+def _checked_result_options(request: SearchRequest) -> SearchRequest:
+    """Refuse a ``diversity`` outside [0, 1], a ``recency`` half-life that is not a positive number of
+    days, a ``max_per_document`` under 1 and an unknown facet; return the request with its facets as
+    :class:`Facet` values, each once. Raises InvalidRequest naming the field."""
+    if request.diversity is not None and not 0.0 <= request.diversity <= 1.0:
+        raise InvalidRequest(f"diversity (the MMR lambda) must be between 0 and 1, got {request.diversity}",
+                             {"field": "diversity"})
+    if request.recency is not None and not (request.recency > 0 and math.isfinite(request.recency)):
+        raise InvalidRequest(f"recency (a half-life in days) must be a positive number, got {request.recency}",
+                             {"field": "recency"})
+    if request.max_per_document is not None and request.max_per_document < 1:
+        raise InvalidRequest(f"max_per_document must be at least 1, got {request.max_per_document}",
+                             {"field": "max_per_document"})
+    facets = []
+    for name in request.facets:
+        if not isinstance(name, str):
+            raise InvalidRequest(f"facets must be a list of names, got {type(name).__name__}", {"field": "facets"})
+        try:
+            facets.append(Facet.from_str(name).value)
+        except ValueError as exc:
+            raise InvalidRequest(f"facets: {exc}", {"field": "facets"}) from exc
+    return dataclasses.replace(request, facets=tuple(dict.fromkeys(facets)))
 
 
 def _match_kind(query: str, node: NodeWithScore) -> MatchKind:
@@ -307,8 +344,10 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     Every search ranks the same candidate pool, ``search.retrieval_window`` deep (100; deeper only
     when ``offset + top_k`` asks more), so a page is a slice of one ranking and neither the order nor
     ``total`` moves with ``top_k``: a top 5 is the first five of the top 100 the benchmarks measure.
-    ``total`` is the size of that pool after visibility, the semantic floor and the filters;
-    ``total_relation`` is ``gte`` when a candidate list was cut at its depth.
+    ``total`` is the size of that pool after visibility, the semantic floor, the filters and
+    ``max_per_document``; ``total_relation`` is ``gte`` when a candidate list was cut at its depth.
+    The result options (facets, recency, max_per_document, diversity) apply to that whole pool
+    (:mod:`eagle_rag.retrieve.result_options`), so pages stay slices of one ranking.
     """
     started = time.perf_counter()
     request = filter_names.expanded(engine, scoped(engine, validate_request(engine, request)))
@@ -316,20 +355,25 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     flt = _filter_for(engine, request)
     if engine.registry.count(status=DocumentStatus.COMPLETE) == 0:
         return SearchResponse(request.query, (), 0, True, request.mode, empty_reason="the index is empty: "
-                              "ingest documents first", offset=request.offset)
+                              "ingest documents first", offset=request.offset, facets=_no_facets(request))
     if flt is None:
         excluded, values = _excluded_by_filters(engine, request)
         reason = "no document carries the requested tags" if excluded else "no indexed text matched the query"
         return SearchResponse(request.query, (), 0, True, request.mode, empty_reason=reason,
-                              excluded_by_filter=excluded, offset=request.offset, filter_values=values)
+                              excluded_by_filter=excluded, offset=request.offset, filter_values=values,
+                              facets=_no_facets(request))
     depth = max(request.offset + request.top_k, engine.settings.search.retrieval_window)
     window = dataclasses.replace(request, top_k=depth, offset=0)
     result, visible = _retrieve_visible(engine, ctx, window, flt)
-    nodes = _above_semantic_floor(engine, request.query, visible)
+    matching = _above_semantic_floor(engine, request.query, visible)
+    shaped = apply_result_options(request, matching, engine.vectors, rrf_k=engine.settings.router.rrf_k,
+                                  today=datetime.now(UTC).date())
+    nodes = shaped.nodes
     record = tally(ctx)
     relation = TotalRelation.GTE if _maybe_more(engine, request.query, record) else TotalRelation.EQ
-    dropped = {name: n for name, n in (("semantic_floor", len(visible) - len(nodes)),
-                                       ("filters", len(record.filtered))) if n}
+    dropped = {name: n for name, n in (("semantic_floor", len(visible) - len(matching)),
+                                       ("filters", len(record.filtered)),
+                                       ("max_per_document", shaped.collapsed)) if n}
     page = nodes[request.offset: request.offset + request.top_k]
     tags = _document_tags(engine, [n.node.document_id for n in page])
     hits = tuple(_to_hit(engine.settings, request.query, n, request.explain, tags.get(n.node.document_id, ()))
@@ -341,7 +385,8 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     if hits:
         return SearchResponse(request.query, hits, len(nodes), exhaustive, request.mode, route=route,
                               timings_ms=timings, total_relation=relation, offset=request.offset,
-                              dropped=dropped, warnings=tuple(ctx.warnings))
+                              dropped=dropped, warnings=tuple(ctx.warnings),
+                              facets=shaped.facets, undated=shaped.undated)
     excluded, values = ({}, {}) if request.offset and nodes else _excluded_by_filters(engine, request)
     if request.offset and nodes:
         at_least = "at least " if relation is TotalRelation.GTE else ""
@@ -354,7 +399,12 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     return SearchResponse(request.query, (), len(nodes), exhaustive, request.mode, empty_reason=reason,
                           excluded_by_filter=excluded, route=route, timings_ms=timings, total_relation=relation,
                           offset=request.offset, dropped=dropped, warnings=tuple(ctx.warnings),
-                          filter_values=values)
+                          filter_values=values, facets=shaped.facets, undated=shaped.undated)
+
+
+def _no_facets(request: SearchRequest) -> dict[str, dict[str, int]]:
+    """The facets of an answer with no matching hit: each facet asked, with no value."""
+    return {name: {} for name in request.facets}
 
 
 def _maybe_more(engine: Engine, query: str, record: RetrievalTally) -> bool:

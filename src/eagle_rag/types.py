@@ -76,6 +76,16 @@ class TotalRelation(ParseableEnum):
     GTE = "gte"
 
 
+class Facet(ParseableEnum):
+    """An attribute ``SearchRequest.facets`` counts over the matching set (:mod:`eagle_rag.retrieve.facets`)."""
+
+    SOURCE_TYPE = "source_type"
+    DOC_TYPE = "doc_type"
+    SECTION = "section"
+    YEAR = "year"
+    KB = "kb"
+
+
 class MatchKind(ParseableEnum):
     """Why a hit matched (DESIGN.md section 6)."""
 
@@ -390,6 +400,14 @@ class SearchRequest:
     ``chunk_types``, ``sections``, ``doc_types``) and, with ``published_from`` / ``published_to``
     (ISO dates ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, both ends included), a publication date in
     the range.
+
+    The result options are off by default: ``recency`` (a half-life in days) decays each hit's fused
+    rank by the age of its publication date (:mod:`eagle_rag.retrieve.recency`; undated hits are not
+    decayed and are counted in ``SearchResponse.undated``); ``max_per_document`` keeps at most that many
+    chunks of one document; ``diversity`` (the MMR lambda, in [0, 1]: 1 is pure relevance, 0 pure
+    novelty) reorders the candidates by maximal marginal relevance over their stored dense vectors
+    (:mod:`eagle_rag.retrieve.diversity`); ``facets`` (names of :class:`Facet`) asks counts of those
+    attributes over every hit of the matching set (:mod:`eagle_rag.retrieve.facets`).
     """
 
     query: str
@@ -413,6 +431,10 @@ class SearchRequest:
     doc_types: tuple[str, ...] = ()
     published_from: str | None = None
     published_to: str | None = None
+    diversity: float | None = None
+    max_per_document: int | None = None
+    recency: float | None = None
+    facets: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         """Refuse a flag that is not a boolean when the request is made (``explain=0`` is not ``False``), in
@@ -468,7 +490,10 @@ class SearchResponse:
     metadata filters removed). ``warnings`` says how the answer was degraded (a plugin stage that
     failed and was skipped), empty when nothing went wrong. ``filter_values``: when a section or
     document-type filter emptied the list, the values of that attribute that the documents matching
-    the query carry (``{"sections": ["adverse_reactions", "dosage"]}``).
+    the query carry (``{"sections": ["adverse_reactions", "dosage"]}``). ``facets``: for each facet
+    asked, how many hits of the matching set (every page, before ``max_per_document``) carry each value
+    (``{"year": {"2019": 3, "2023": 1}}``). ``undated``: with ``recency``, how many hits of the matching
+    set have no publication date and so were not decayed (0 without ``recency``).
     """
 
     query: str
@@ -485,6 +510,8 @@ class SearchResponse:
     dropped: Mapping[str, int] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     filter_values: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    facets: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    undated: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -500,4 +527,7 @@ class SearchResponse:
                    total_relation=TotalRelation(data.get("total_relation", "eq")),
                    offset=int(data.get("offset", 0)), dropped=dict(data.get("dropped") or {}),
                    warnings=tuple(data.get("warnings") or ()),
-                   filter_values={k: list(v) for k, v in (data.get("filter_values") or {}).items()})
+                   filter_values={k: list(v) for k, v in (data.get("filter_values") or {}).items()},
+                   facets={name: {str(value): int(count) for value, count in counts.items()}
+                           for name, counts in (data.get("facets") or {}).items()},
+                   undated=int(data.get("undated") or 0))
