@@ -196,10 +196,10 @@ def _checked_result_options(request: SearchRequest) -> SearchRequest:
     days, a ``max_per_document`` under 1 and an unknown facet; return the request with its facets as
     :class:`Facet` values, each once. Raises InvalidRequest naming the field."""
     if request.diversity is not None and not 0.0 <= request.diversity <= 1.0:
-        raise InvalidRequest(f"diversity (the MMR lambda) must be between 0 and 1, got {request.diversity}",
+        raise InvalidRequest(f"diversity (the MMR lambda) must be between 0 and 1, got {request.diversity:g}",
                              {"field": "diversity"})
     if request.recency is not None and not (request.recency > 0 and math.isfinite(request.recency)):
-        raise InvalidRequest(f"recency (a half-life in days) must be a positive number, got {request.recency}",
+        raise InvalidRequest(f"recency (a half-life in days) must be a positive number, got {request.recency:g}",
                              {"field": "recency"})
     if request.max_per_document is not None and request.max_per_document < 1:
         raise InvalidRequest(f"max_per_document must be at least 1, got {request.max_per_document}",

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
-from eagle_rag.types import MatchKind, SearchMode, TotalRelation
+from eagle_rag.types import Facet, MatchKind, SearchMode, TotalRelation
 
 
 def _plain_text(value: str) -> str:
@@ -119,6 +119,21 @@ class SearchBody(BaseModel):
     published_from: DateBound | None = Field(None, description="keep documents published on or after this "
                                                                "date (YYYY, YYYY-MM or YYYY-MM-DD)")
     published_to: DateBound | None = Field(None, description="keep documents published on or before this date")
+    # the ranges: checked by the service (400 with its message), only shown in the schema
+    recency: float | None = Field(None, strict=True, json_schema_extra={"exclusiveMinimum": 0},
+                                  description="a half-life in days: each hit's fused rank is decayed by "
+                                              "0.5 ** (age / half-life) of its publication date (undated hits "
+                                              "are not decayed and are counted in undated); off by default")
+    max_per_document: int | None = Field(None, strict=True, json_schema_extra={"minimum": 1},
+                                         description="keep at most this many chunks of one document (the rest "
+                                                     "are counted in dropped.max_per_document); off by default")
+    diversity: float | None = Field(None, strict=True, json_schema_extra={"minimum": 0, "maximum": 1},
+                                    description="the MMR lambda in [0, 1]: reorder by maximal marginal relevance "
+                                                "over the hits' stored vectors (1: relevance only, 0: novelty "
+                                                "only); off by default")
+    facets: list[Facet] = Field(default_factory=list, max_length=len(Facet),
+                                description="count these attributes over the whole matching set (every page): "
+                                            "source_type, doc_type, section, year, kb")
 
 
 class SearchBatchBody(BaseModel):
@@ -182,9 +197,15 @@ class SearchResponseModel(BaseModel):
                                           "of that attribute the documents matching the query carry")
     dropped: dict[str, int] = Field(default_factory=dict, description="candidates left out and why: "
                                     "semantic_floor (semantic-only hits under the cosine floor), filters "
-                                    "(chunks the metadata filters removed)")
+                                    "(chunks the metadata filters removed), max_per_document (chunks of a "
+                                    "document beyond max_per_document)")
     warnings: list[str] = Field(default_factory=list, description="how the answer was degraded: a plugin "
                                 "stage that failed and was skipped, or an option this endpoint did not apply")
+    facets: dict[str, dict[str, int]] = Field(
+        default_factory=dict, description="for each facet asked: how many hits of the matching set (every page, "
+                                          "before max_per_document) carry each value, most frequent first")
+    undated: int = Field(0, description="with recency: hits of the matching set without a publication date "
+                                        "(not decayed)")
     request_id: str = ""
 
 

@@ -37,7 +37,8 @@ def to_search_request(body: SearchBody) -> SearchRequest:
         tags=tuple(body.tags), mode=body.mode, explain=body.explain, has_image=body.has_image, offset=body.offset,
         source_types=tuple(body.source_types), chunk_types=tuple(body.chunk_types), sections=tuple(body.sections),
         doc_types=tuple(body.doc_types), published_from=body.published_from, published_to=body.published_to,
-        image=image,
+        image=image, recency=body.recency, max_per_document=body.max_per_document, diversity=body.diversity,
+        facets=tuple(f.value for f in body.facets),
     )
 
 

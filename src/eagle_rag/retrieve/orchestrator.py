@@ -2,7 +2,8 @@
 
 QUERY_ASSEMBLE -> CLASSIFY_QUERY -> per plan (QUERY_DENSE_EXPAND -> BM25 + dense -> fuse ->
 RERANK) -> RETRIEVE_SUPPLEMENT -> merge_rrf + dedupe_cross_collection -> RRF_POST_MERGE ->
-parent-document grouping -> RERANK_MERGED -> the caller cuts the final top k.
+parent-document grouping (unless the request sets ``max_per_document``, which replaces it after the
+rerankers) -> RERANK_MERGED -> the caller cuts the final top k.
 """
 
 from __future__ import annotations
@@ -88,7 +89,8 @@ class RetrieverOrchestrator:
         post = call_hook(ctx, hook.eagle_rrf_post_merge, None, query=query, merged=merged,
                          supplement=supplement, request=request)
         nodes = merged if post is None else keep_admitted(ctx, post, flt)
-        if decision.retrieval_hints.get("parent_doc_retrieval", settings.parent_doc_retrieval):
+        if request.max_per_document is None and decision.retrieval_hints.get("parent_doc_retrieval",
+                                                                             settings.parent_doc_retrieval):
             nodes = group_by_parent(nodes, settings.parent_doc_max_chunks)
         clock.lap("merge")
         pool = nodes[: rerank_pool_size(settings.rerank_pool, decision, request.top_k)]
