@@ -22,6 +22,7 @@ from eagle_rag.cli_progress import CommandProgress
 from eagle_rag.errors import EagleError
 from eagle_rag.ingest.executors import RAY_MISSING, Executor, RayOptions
 from eagle_rag.settings import Settings, SettingsError, effective_settings
+from eagle_rag.types import Facet
 
 app = typer.Typer(help="Eagle-RAG: offline biomedical retrieval.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
@@ -188,17 +189,31 @@ def search(query: Annotated[str, typer.Argument(help="the search text")],
            = None,
            published_to: Annotated[str | None, typer.Option("--to", help="published on or before (YYYY[-MM[-DD]])")]
            = None,
+           recency: Annotated[float | None, typer.Option("--recency", metavar="DAYS", help="decay hits by the age "
+                              "of their publication date with this half-life in days (undated hits: not decayed)")]
+           = None,
+           max_per_document: Annotated[int | None, typer.Option("--max-per-document", min=1, help="keep at most "
+                                                                "this many chunks of one document")] = None,
+           diversity: Annotated[float | None, typer.Option("--diversity", min=0.0, max=1.0, metavar="LAMBDA",
+                                                           help="reorder by MMR over the stored vectors (1: "
+                                                                "relevance only, 0: novelty only)")] = None,
+           facet: Annotated[list[Facet] | None, typer.Option("--facet", help="count this attribute over every "
+                                                             "matching hit (repeat for several)")] = None,
            url: Url = None, api_key: ApiKey = None, local: Local = False) -> None:
     """Search the index (through the server that owns the data folder, when one runs)."""
     from eagle_rag.connect import open_backend
     from eagle_rag.service import parse_mode
     from eagle_rag.types import SearchRequest
 
+    if recency is not None and not recency > 0:
+        raise typer.BadParameter(f"the half-life must be a positive number of days, got {recency:g}",
+                                 param_hint="--recency")
     request = SearchRequest(query=query, top_k=k, kb_names=tuple(kb or ()), mode=parse_mode(mode),
                             explain=explain, offset=offset, source_types=tuple(source_type or ()),
                             chunk_types=tuple(chunk_type or ()), sections=tuple(section or ()),
                             doc_types=tuple(doc_type or ()), published_from=published_from,
-                            published_to=published_to)
+                            published_to=published_to, recency=recency, max_per_document=max_per_document,
+                            diversity=diversity, facets=tuple(f.value for f in facet or ()))
     settings, target = target_for(url, api_key, local)
     check_page(settings, k, offset)
     with open_backend(settings, target, "search") as backend:
@@ -252,6 +267,7 @@ def print_response(response: Any, explain: bool = False) -> None:
         for name, count in response.excluded_by_filter.items():
             console.print(f"  filter {name} alone excludes {count} documents")
         _print_dropped(response)
+        print_facets(response)
         return
     several_kbs = len({hit.kb_name for hit in response.hits}) > 1  # the same id may then be two documents
     for rank, hit in enumerate(response.hits, start=response.offset + 1):
@@ -269,7 +285,8 @@ def print_response(response: Any, explain: bool = False) -> None:
 def _print_dropped(response: Any) -> None:
     dropped = getattr(response, "dropped", {}) or {}
     reasons = {"semantic_floor": "semantic-only hits under the cosine floor",
-               "filters": "chunks outside the metadata filters"}
+               "filters": "chunks outside the metadata filters",
+               "max_per_document": "chunks beyond --max-per-document"}
     parts = [f"{n} {reasons.get(name, name)}" for name, n in dropped.items() if n]
     if parts:
         console.print(f"[dim]dropped: {'; '.join(parts)}[/]")
@@ -281,6 +298,16 @@ def print_summary(response: Any) -> None:
     bound = "" if response.total_relation.value == "eq" else "at least "
     console.print(f"hits {first}-{last} of {bound}{response.total}; exhaustive: {str(response.exhaustive).lower()}")
     _print_dropped(response)
+    print_facets(response)
+
+
+def print_facets(response: Any) -> None:
+    """One line per facet asked (``year: 2023 (4), 2019 (2)``) and, with --recency, the undated hits."""
+    for name, counts in (getattr(response, "facets", {}) or {}).items():
+        values = ", ".join(f"{escape(value)} ({count})" for value, count in counts.items()) or "none"
+        console.print(f"{name}: {values}", soft_wrap=True)
+    if getattr(response, "undated", 0):
+        console.print(f"[dim]{response.undated} hits have no publication date: --recency did not decay them[/]")
 
 
 @app.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 
@@ -118,6 +119,34 @@ def test_metadata_filters_keep_only_matching_chunks(client):
     assert [h.document_id for h in sections.hits] == ["d-2015-review"]
     jsonl = client.search("bleeding", top_k=10, source_types=["jsonl"])
     assert jsonl.hits and all(h.metadata["kb_name"] in {"tagged", "dated"} for h in jsonl.hits)
+
+
+def test_recency_and_facets_come_back_through_the_client_and_the_cli(client, served):
+    """Half-life 365 days: the undated note is not decayed (counted in undated), then newest first; the
+    facets count the whole matching set though one hit is asked."""
+    from typer.testing import CliRunner
+
+    from eagle_rag.cli import app
+
+    fresh = client.search("statin therapy cholesterol", top_k=4, kb_names=["dated"], recency=365, explain=True)
+    assert [h.document_id for h in fresh.hits] == ["d-undated-note", "d-2023-trial", "d-2019-trial",
+                                                   "d-2015-review"]
+    assert fresh.undated == 1 and fresh.hits[0].trail[-1].skipped == "undated"
+    assert fresh.hits[1].trail[-1].stage == "recency" and 0 < fresh.hits[1].trail[-1].detail["decay"] < 0.5
+    one = client.search("statin therapy cholesterol", top_k=1, kb_names=["dated"], facets=("year", "doc_type"),
+                        max_per_document=1, diversity=0.5)
+    assert one.facets == {"year": {"2015": 1, "2019": 1, "2023": 1},
+                          "doc_type": {"trial": 2, "note": 1, "review": 1}} and len(one.hits) == 1
+    cli = CliRunner().invoke(app, ["search", "statin therapy cholesterol", "--kb", "dated", "--recency", "365",
+                                   "--facet", "year", "--max-per-document", "1", "--diversity", "0.5", "--json",
+                                   "--url", served.url])
+    assert cli.exit_code == 0, cli.output
+    printed = json.loads(cli.stdout)
+    assert printed["facets"] == {"year": {"2015": 1, "2019": 1, "2023": 1}} and printed["undated"] == 1
+    for bad, option in ((["--diversity", "1.5"], "--diversity"), (["--recency", "-7"], "--recency"),
+                        (["--facet", "colour"], "--facet"), (["--max-per-document", "0"], "--max-per-document")):
+        refused = CliRunner().invoke(app, ["search", "statin", "--url", served.url, *bad])
+        assert refused.exit_code == 2 and option in refused.output, refused.output  # a usage error
 
 
 def test_filter_values_are_escaped_and_an_empty_answer_counts_what_each_filter_excluded(client):
