@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from eagle_rag import filter_names, service
 from eagle_rag.mcp_tools import McpTool
-from eagle_rag.types import SearchMode, SearchRequest, SearchResponse
+from eagle_rag.types import Facet, SearchMode, SearchRequest, SearchResponse
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
@@ -66,6 +66,8 @@ def format_search(response: SearchResponse, text_chars: int, max_top_k: int) -> 
             "exhaustive": response.exhaustive,
             "empty_reason": response.empty_reason, "excluded_by_filter": dict(response.excluded_by_filter),
             **({"filter_values": dict(response.filter_values)} if response.filter_values else {}),
+            **({"facets": {name: dict(counts) for name, counts in response.facets.items()}} if response.facets else {}),
+            **({"undated": response.undated} if response.undated else {}),
             "warnings": list(response.warnings), "guidance": guidance(response, max_top_k)}
 
 
@@ -103,6 +105,19 @@ def search_schema(engine: Engine) -> dict[str, Any]:
                                   f"{limits.max_window})"},
         "explain": {"type": "boolean", "default": False,
                     "description": "add each hit's score trail: the rank and score every stage gave it"},
+        "recency": {"type": "number", "exclusiveMinimum": 0,
+                    "description": "favour recent documents: a half-life in days; a hit's rank is decayed by "
+                                   "0.5 ** (age / half-life) of its publication date (undated hits are not "
+                                   "decayed; the answer counts them in undated)"},
+        "max_per_document": {"type": "integer", "minimum": 1,
+                             "description": "at most this many chunks of one document (e.g. 1: one hit per "
+                                            "trial report)"},
+        "diversity": {"type": "number", "minimum": 0, "maximum": 1,
+                      "description": "diverse results: the MMR lambda (1 relevance only, 0 novelty only; 0.5 "
+                                     "balances); near-duplicate hits move down"},
+        "facets": {"type": "array", "uniqueItems": True, "items": {"type": "string", "enum": [f.value for f in Facet]},
+                   "description": "count these attributes over every matching hit (not only this page), to "
+                                  "narrow with the filters"},
     }
     return {"type": "object", "properties": properties, "required": ["query"]}
 
@@ -110,13 +125,15 @@ def search_schema(engine: Engine) -> dict[str, Any]:
 def search_request(query: str, top_k: int, mode: str = SearchMode.HYBRID.value, kb_name: str | None = None,
                    kb_names: list[str] | None = None, offset: int = 0, explain: bool = False,
                    published_from: str | None = None, published_to: str | None = None,
-                   **lists: Any) -> SearchRequest:
-    """The :class:`SearchRequest` of ``core_search``'s arguments (``kb_name`` joins ``kb_names``)."""
+                   recency: float | None = None, max_per_document: int | None = None,
+                   diversity: float | None = None, **lists: Any) -> SearchRequest:
+    """The :class:`SearchRequest` of ``core_search``'s arguments (``kb_name`` joins ``kb_names``; the list
+    arguments, filters and ``facets``, become tuples)."""
     kbs = list(dict.fromkeys([*(kb_names or ()), *([kb_name] if kb_name else [])]))
     filters: dict[str, Any] = {name: tuple(values) for name, values in lists.items()}
     return SearchRequest(query=query, top_k=top_k, mode=service.parse_mode(mode), kb_names=tuple(kbs),
                          offset=offset, explain=explain, published_from=published_from, published_to=published_to,
-                         **filters)
+                         recency=recency, max_per_document=max_per_document, diversity=diversity, **filters)
 
 
 def core_tools(engine: Engine) -> list[McpTool]:
@@ -141,7 +158,9 @@ def core_tools(engine: Engine) -> list[McpTool]:
     return [
         McpTool("core_search", "Search the indexed biomedical documents (BM25, dense or both fused; mode full adds "
                 "the rerankers), optionally within knowledge bases, documents, tags, sections, document types or "
-                "a publication date range. Returns ranked evidence chunks with their document and section path, "
+                "a publication date range; favour recent documents (recency), at most N chunks a document "
+                "(max_per_document), diverse results (diversity) and value counts to narrow by (facets). "
+                "Returns ranked evidence chunks with their document and section path, "
                 "says whether the list is complete (`exhaustive`) and, when empty, why; `guidance` says whether "
                 "to search on. Read-only.", search_schema(engine), core_search, title="Search documents"),
         McpTool("core_get_document", "The registry record of one document (name, kb, source, status, chunk "

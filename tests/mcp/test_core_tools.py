@@ -27,7 +27,22 @@ def test_the_served_tools(tools):
     assert schema["required"] == ["query"] and schema["additionalProperties"] is False
     assert schema["properties"]["mode"]["enum"] == ["bm25", "dense", "hybrid", "full"]
     assert {"kb_names", "document_ids", "tags", "source_types", "chunk_types", "sections", "doc_types",
-            "published_from", "published_to", "offset", "explain"} <= set(schema["properties"])
+            "published_from", "published_to", "offset", "explain", "recency", "max_per_document", "diversity",
+            "facets"} <= set(schema["properties"])
+    assert schema["properties"]["facets"]["items"]["enum"] == ["source_type", "doc_type", "section", "year", "kb"]
+
+
+def test_core_search_result_options(tools):
+    args = {"query": "dosage", "kb_name": "demo", "top_k": 3}
+    plain = tools.call("core_search", args)
+    shaped = tools.call("core_search", {**args, "max_per_document": 2, "diversity": 0.5, "recency": 365,
+                                        "facets": ["kb", "source_type"], "explain": True})
+    # the facets count the matching set before max_per_document; total counts what is left after it
+    assert list(shaped["facets"]) == ["kb", "source_type"] and "facets" not in plain
+    assert set(shaped["facets"]["kb"]) == {"demo"} and shaped["facets"]["kb"]["demo"] > shaped["total"]
+    assert shaped["undated"] == shaped["facets"]["kb"]["demo"]  # the labels carry no publication date
+    assert [e["stage"] for e in shaped["hits"][0]["trail"]][-3:] == ["recency", "max_per_document", "mmr"]
+    assert shaped["hits"][0]["trail"][-3]["skipped"] == "undated"
 
 
 def test_core_search_says_whether_the_list_is_complete(tools):
@@ -62,6 +77,10 @@ def test_core_search_says_why_when_empty(tmp_path):
     ({"query": "x", "published_from": "last year"}, "invalid_request"),
     ({"query": "x", "offset": 96, "top_k": 5}, "invalid_request"),
     ({"query": "x", "explain": "yes"}, "invalid_request"),
+    ({"query": "x", "diversity": 1.5}, "invalid_request"),
+    ({"query": "x", "recency": -30}, "invalid_request"),
+    ({"query": "x", "max_per_document": 0}, "invalid_request"),
+    ({"query": "x", "facets": ["colour"]}, "invalid_request"),
 ])
 def test_core_search_errors(tools, args, code):
     assert tools.call("core_search", args)["error"]["code"] == code
