@@ -72,6 +72,17 @@ def test_options_mode_filters_and_top_k(biomed_engine, biomed_server):
         assert len(full) == 1 and full[0].metadata["path"] == DOSAGE
 
 
+def test_result_options_reach_the_search(biomed_engine, biomed_server):
+    options = {"recency": 365.0, "max_per_document": 1, "diversity": 0.5}
+    same = biomed_engine.search(SearchRequest(QUERY, top_k=5, kb_names=("demo",), **options))
+    assert len({h.document_id for h in same.hits}) == 5  # one chunk a document
+    docs = EagleRagRetriever(engine=biomed_engine, kb_names=["demo"], top_k=5, **options).invoke(QUERY)
+    assert [d.metadata["chunk_id"] for d in docs] == [h.id for h in same.hits]
+    for source in ({"engine": biomed_engine}, {"url": biomed_server.url}):  # the client sends them too
+        with pytest.raises(InvalidRequest, match="diversity"):
+            EagleRagRetriever(**source, diversity=2.0).invoke(QUERY)
+
+
 def test_bad_options_are_clear_errors(biomed_engine, biomed_server):
     with pytest.raises(InvalidRequest, match="valid filters: document_ids"):
         EagleRagRetriever(engine=biomed_engine, filters={"colour": ["red"]})

@@ -58,6 +58,11 @@ def test_options_and_errors(biomed_engine, biomed_server):
             EagleRagRetriever(**source, kb_names=["nope"]).retrieve(QUERY)
     with pytest.raises(InvalidRequest, match="valid filters"):
         EagleRagRetriever(engine=biomed_engine, filters={"kb": ["demo"]})
+    collapsed = EagleRagRetriever(engine=biomed_engine, kb_names=["demo"], top_k=4, max_per_document=1,
+                                  diversity=0.3, recency=30).retrieve(QUERY)
+    assert len({n.node.metadata["document_id"] for n in collapsed}) == 4
+    with pytest.raises(InvalidRequest, match="max_per_document"):
+        EagleRagRetriever(engine=biomed_engine, max_per_document=0).retrieve(QUERY)
     with pytest.raises(InvalidRequest, match="not both"):
         EagleRagRetriever()
 

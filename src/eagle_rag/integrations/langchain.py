@@ -41,7 +41,8 @@ class EagleRagRetriever(BaseRetriever):
     """Eagle-RAG's hybrid search as a ``langchain_core`` retriever, in-process (``engine``) or over HTTP
     (``url``, ``api_key``). ``filters`` takes the filter fields of a search request (``document_ids``,
     ``tags``, ``sections``, ``doc_types``, ``source_types``, ``chunk_types``, ``published_from``,
-    ``published_to``). Raises InvalidRequest for bad options and the search's errors when invoked."""
+    ``published_to``); ``recency``, ``max_per_document`` and ``diversity`` are the request's result options.
+    Raises InvalidRequest for bad options and the search's errors when invoked."""
 
     engine: Any = Field(default=None, description="an eagle_rag Engine to search in this process")
     url: str | None = Field(default=None, description="the URL of a running eagle-rag serve")
@@ -51,12 +52,16 @@ class EagleRagRetriever(BaseRetriever):
     mode: str = "hybrid"
     kb_names: list[str] | str = Field(default_factory=list)
     filters: dict[str, Any] = Field(default_factory=dict)
+    recency: float | None = Field(default=None, description="favour recent documents: a half-life in days")
+    max_per_document: int | None = Field(default=None, description="at most this many chunks of one document")
+    diversity: float | None = Field(default=None, description="the MMR lambda in [0, 1] (1: relevance only)")
     _options: SearchOptions = PrivateAttr()
     _searcher: Searcher = PrivateAttr()
 
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)
-        self._options = SearchOptions.of(self.top_k, self.mode, self.kb_names, self.filters)
+        self._options = SearchOptions.of(self.top_k, self.mode, self.kb_names, self.filters, recency=self.recency,
+                                         max_per_document=self.max_per_document, diversity=self.diversity)
         self._searcher = Searcher(self.engine, self.url, self.api_key, self.timeout)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:

@@ -79,13 +79,16 @@ def to_nodes(response: SearchResponse) -> list[NodeWithScore]:
 class EagleRagRetriever(BaseRetriever):
     """Eagle-RAG's hybrid search as a ``llama_index.core`` retriever, in-process (``engine``) or over
     HTTP (``url``, ``api_key``). ``filters`` takes the filter fields of a search request (see
-    :data:`eagle_rag.integrations.search.FILTER_FIELDS`). Raises InvalidRequest for bad options and
-    the search's errors when retrieving."""
+    :data:`eagle_rag.integrations.search.FILTER_FIELDS`); ``recency``, ``max_per_document`` and ``diversity``
+    are the request's result options. Raises InvalidRequest for bad options and the search's errors when
+    retrieving."""
 
     def __init__(self, engine: Engine | None = None, url: str | None = None, api_key: str | None = None, *,
                  top_k: int = 5, mode: SearchMode | str = SearchMode.HYBRID, kb_names: Sequence[str] = (),
-                 filters: Mapping[str, Any] | None = None, timeout: float = 60.0, **kwargs: Any) -> None:
-        self.options = SearchOptions.of(top_k, mode, kb_names, filters)
+                 filters: Mapping[str, Any] | None = None, timeout: float = 60.0, recency: float | None = None,
+                 max_per_document: int | None = None, diversity: float | None = None, **kwargs: Any) -> None:
+        self.options = SearchOptions.of(top_k, mode, kb_names, filters, recency=recency,
+                                        max_per_document=max_per_document, diversity=diversity)
         self.searcher = Searcher(engine, url, api_key, timeout)
         super().__init__(**kwargs)
 

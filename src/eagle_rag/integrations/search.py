@@ -35,7 +35,10 @@ FILTER_FIELDS = ("document_ids", "tags", "source_types", "chunk_types", "section
 @dataclass(frozen=True)
 class SearchOptions:
     """How a retriever searches: ``top_k`` hits in ``mode``, within ``kb_names`` and ``filters`` (keys of
-    :data:`FILTER_FIELDS`, e.g. ``{"sections": ["Dosage and Administration"]}``). Build with :meth:`of`.
+    :data:`FILTER_FIELDS`, e.g. ``{"sections": ["Dosage and Administration"]}``), with the result options
+    ``recency`` (a half-life in days), ``max_per_document`` and ``diversity`` (the MMR lambda) of
+    :class:`~eagle_rag.types.SearchRequest` (off when None; checked when the search runs). Build with
+    :meth:`of`. A retriever returns documents only, so it asks no facets.
 
     Raises InvalidRequest for an unknown mode or filter key."""
 
@@ -43,13 +46,18 @@ class SearchOptions:
     mode: SearchMode = SearchMode.HYBRID
     kb_names: Sequence[str] = ()
     filters: Mapping[str, Any] = field(default_factory=dict)
+    recency: float | None = None
+    max_per_document: int | None = None
+    diversity: float | None = None
 
     @classmethod
     def of(cls, top_k: int = 5, mode: SearchMode | str = SearchMode.HYBRID, kb_names: Sequence[str] | str = (),
-           filters: Mapping[str, Any] | None = None) -> SearchOptions:
+           filters: Mapping[str, Any] | None = None, *, recency: float | None = None,
+           max_per_document: int | None = None, diversity: float | None = None) -> SearchOptions:
         """The options with ``mode`` given by name or enum and ``kb_names`` as one name or several."""
         return cls(top_k, mode if isinstance(mode, SearchMode) else parse_mode(mode),
-                   (kb_names,) if isinstance(kb_names, str) else tuple(kb_names), dict(filters or {}))
+                   (kb_names,) if isinstance(kb_names, str) else tuple(kb_names), dict(filters or {}),
+                   recency, max_per_document, diversity)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.filters) - set(FILTER_FIELDS))
@@ -60,6 +68,7 @@ class SearchOptions:
     def request(self, query: str) -> SearchRequest:
         """The search request of ``query`` with these options."""
         return SearchRequest(query=query, top_k=self.top_k, mode=self.mode, kb_names=tuple(self.kb_names),
+                             recency=self.recency, max_per_document=self.max_per_document, diversity=self.diversity,
                              **dict(self.filters))
 
 
