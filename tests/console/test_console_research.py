@@ -100,6 +100,34 @@ def test_source_type_document_type_section_and_date_filters(page: Any, server: S
     page.screenshot(path=str(tmp_path / "filters.png"), full_page=True)
 
 
+def test_facets_narrow_the_search_and_the_result_options_are_sent(page: Any, server: Server, tmp_path: Path) -> None:
+    page.goto(server.url + "/")
+    page.fill("#recency", "365")
+    page.fill("#max-per-doc", "1")
+    page.fill("#diversity", "0.5")
+    page.fill("#q", "osimertinib resistance")
+    with page.expect_request(lambda r: r.url.endswith("/search") and r.method == "POST") as sent:
+        page.press("#q", "Enter")
+    body = json.loads(sent.value.post_data)
+    assert body["recency"] == 365 and body["max_per_document"] == 1 and body["diversity"] == 0.5
+    assert body["facets"] == ["source_type", "doc_type", "section", "year", "kb"]
+    jsonl = page.locator('#facets [data-facet=source_type] button[data-value="jsonl"]')
+    jsonl.wait_for()
+    assert page.locator("#facets [data-facet=kb] button").count() >= 1
+    params = parse_qs(urlparse(page.url).query)
+    assert params["recency"] == ["365"] and params["per_doc"] == ["1"] and params["diversity"] == ["0.5"]
+    with page.expect_request(lambda r: r.url.endswith("/search") and r.method == "POST") as narrowed:
+        jsonl.click()
+    assert json.loads(narrowed.value.post_data)["source_types"] == ["jsonl"]
+    expect(page.locator('#facets [data-facet=source_type] button[data-value="jsonl"]')).to_have_class(
+        "facet-value active")
+    assert page.input_value("#source-types") == "jsonl"
+    shown = page.locator("li.hit").evaluate_all("ls => ls.map(l => l.dataset.documentId)")
+    assert shown and all(d.startswith(("abs-", "cmp-")) for d in shown)  # only the JSONL records
+    assert len(shown) == len(set(shown))  # one chunk a document
+    page.screenshot(path=str(tmp_path / "facets.png"), full_page=True)
+
+
 def test_documents_table_keeps_words_whole_and_open_scrolls_to_the_detail(page: Any, server: Server,
                                                                           tmp_path: Path) -> None:
     page.set_viewport_size({"width": 760, "height": 700})

@@ -3,12 +3,16 @@
 import { $, api, ApiError, el, errorBox, fill, splitList } from "./core.js";
 import { bestSentence, termSpans } from "./highlight.js";
 import { trailChart } from "./trail.js";
+import { FACETS, renderFacets } from "./facets.js";
 
 const state = { page: 1, pagingSupported: true, last: null };
 // list filters of the form: request field, input id, URL parameter
 const LIST_FILTERS = [["tags", "tags", "tags"], ["document_ids", "doc-ids", "ids"],
   ["source_types", "source-types", "source"], ["doc_types", "doc-types", "type"], ["sections", "sections", "section"]];
 const DATE_FILTERS = [["published_from", "date-from", "from"], ["published_to", "date-to", "to"]];
+// result options (numbers): request field, input id, URL parameter, parser
+const NUMBER_OPTIONS = [["recency", "recency", "recency", parseFloat],
+  ["max_per_document", "max-per-doc", "per_doc", (v) => parseInt(v, 10)], ["diversity", "diversity", "diversity", parseFloat]];
 
 function formRequest() {
   const topK = Math.min(100, Math.max(1, parseInt($("top-k").value, 10) || 10));
@@ -21,6 +25,11 @@ function formRequest() {
   for (const [field, id] of DATE_FILTERS) {
     if ($(id).value.trim()) body[field] = $(id).value.trim();
   }
+  for (const [field, id, , parse] of NUMBER_OPTIONS) {
+    const value = parse($(id).value);
+    if (!Number.isNaN(value)) body[field] = value;
+  }
+  body.facets = FACETS;
   return body;
 }
 
@@ -31,6 +40,7 @@ function syncUrl(body, page) {
   if (body.kb_names) params.set("kb", body.kb_names[0]);
   for (const [field, , param] of LIST_FILTERS) if (body[field]) params.set(param, body[field].join(","));
   for (const [field, , param] of DATE_FILTERS) if (body[field]) params.set(param, body[field]);
+  for (const [field, , param] of NUMBER_OPTIONS) if (body[field] !== undefined) params.set(param, String(body[field]));
   if (body.top_k !== 10) params.set("k", String(body.top_k));
   if (page > 1) params.set("page", String(page));
   history.replaceState(null, "", `/?${params}`);
@@ -48,7 +58,7 @@ export function formFromUrl() {
     if (![...$("kb").options].some((o) => o.value === kb)) $("kb").append(el("option", { value: kb }, kb));
     $("kb").value = kb;
   }
-  for (const [, id, param] of [...LIST_FILTERS, ...DATE_FILTERS]) $(id).value = params.get(param) || "";
+  for (const [, id, param] of [...LIST_FILTERS, ...DATE_FILTERS, ...NUMBER_OPTIONS]) $(id).value = params.get(param) || "";
   if (params.get("k")) $("top-k").value = params.get("k");
   return Math.max(1, parseInt(params.get("page"), 10) || 1);
 }
@@ -79,6 +89,7 @@ export async function runSearch(page = 1) {
       return;
     }
     fill("search-summary");
+    $("facets").hidden = true;
     fill("hits", el("li", {}, errorBox(error)));
     $("search-empty").hidden = true;
     return;
@@ -101,11 +112,18 @@ function renderResponse(response, body) {
     parts.push(response.exhaustive ? " This is the complete list: no other indexed text matched."
       : " More matches may exist.");
   }
+  if (response.undated) {
+    parts.push(` ${response.undated} matching hit${response.undated === 1 ? " has" : "s have"} no publication date:`
+      + " recency did not decay them.");
+  }
+  const collapsed = response.dropped && response.dropped.max_per_document;
+  if (collapsed) parts.push(` ${collapsed} more chunk${collapsed === 1 ? "" : "s"} of the same documents left out.`);
   const ms = response.timings_ms && response.timings_ms.total;
   if (ms !== undefined) parts.push(` (${ms.toFixed(0)} ms)`);
   for (const warning of response.warnings || []) parts.push(` Warning: ${warning}.`);
   fill("search-summary", parts.join(""));
   fill("hits", hits.map((hit, i) => renderHit(hit, offset + i + 1, body.query)));
+  renderFacets(response, () => { state.pagingSupported = true; runSearch(1); });
   updatePager(response, body);
 }
 
