@@ -34,6 +34,19 @@ def search(page: Any, url: str, query: str, kb: str = "demo") -> Any:
     return first
 
 
+def posted_search(page: Any, url: str, query: str, fields: dict[str, str]) -> dict[str, Any]:
+    """Open the console, fill ``fields`` (input selector -> value) and the query, search; returns the
+    body the page posted to ``/search``."""
+    page.goto(url + "/")
+    for selector, value in fields.items():
+        page.fill(selector, value)
+    page.fill("#q", query)
+    with page.expect_request(lambda r: r.url.endswith("/search") and r.method == "POST") as sent:
+        page.press("#q", "Enter")
+    body: dict[str, Any] = json.loads(sent.value.post_data)
+    return body
+
+
 def test_the_best_sentence_answers_and_the_query_terms_are_marked(page: Any, server: Server, tmp_path: Path) -> None:
     imatinib = search(page, server.url, "imatinib dosage").get_attribute("data-document-id")
     # in the imatinib label, the heading line "Dosage and Administration" holds both query terms and the
@@ -70,16 +83,9 @@ def test_a_hit_opens_its_document(page: Any, server: Server, tmp_path: Path) -> 
 
 
 def test_source_type_document_type_section_and_date_filters(page: Any, server: Server, tmp_path: Path) -> None:
-    page.goto(server.url + "/")
-    page.fill("#source-types", "jsonl")
-    page.fill("#doc-types", "abstract, trial")
-    page.fill("#sections", "Results")
-    page.fill("#date-from", "2019")
-    page.fill("#date-to", "2023-06")
-    page.fill("#q", "osimertinib resistance")
-    with page.expect_request(lambda r: r.url.endswith("/search") and r.method == "POST") as sent:
-        page.press("#q", "Enter")
-    body = json.loads(sent.value.post_data)
+    body = posted_search(page, server.url, "osimertinib resistance", {
+        "#source-types": "jsonl", "#doc-types": "abstract, trial", "#sections": "Results", "#date-from": "2019",
+        "#date-to": "2023-06"})
     assert body["source_types"] == ["jsonl"] and body["doc_types"] == ["abstract", "trial"]
     assert body["sections"] == ["Results"] and body["published_from"] == "2019" and body["published_to"] == "2023-06"
     page.locator("#search-empty .empty-reason, li.hit").first.wait_for()
@@ -101,14 +107,8 @@ def test_source_type_document_type_section_and_date_filters(page: Any, server: S
 
 
 def test_facets_narrow_the_search_and_the_result_options_are_sent(page: Any, server: Server, tmp_path: Path) -> None:
-    page.goto(server.url + "/")
-    page.fill("#recency", "365")
-    page.fill("#max-per-doc", "1")
-    page.fill("#diversity", "0.5")
-    page.fill("#q", "osimertinib resistance")
-    with page.expect_request(lambda r: r.url.endswith("/search") and r.method == "POST") as sent:
-        page.press("#q", "Enter")
-    body = json.loads(sent.value.post_data)
+    body = posted_search(page, server.url, "osimertinib resistance",
+                         {"#recency": "365", "#max-per-doc": "1", "#diversity": "0.5"})
     assert body["recency"] == 365 and body["max_per_document"] == 1 and body["diversity"] == 0.5
     assert body["facets"] == ["source_type", "doc_type", "section", "year", "kb"]
     jsonl = page.locator('#facets [data-facet=source_type] button[data-value="jsonl"]')
