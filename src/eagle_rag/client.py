@@ -50,6 +50,8 @@ MAX_WAIT_S = 30.0
 UPLOAD_BATCH = 50
 """Files sent per ``POST /ingest`` (the server's ``api.max_ids_per_request`` is 100 by default)."""
 _NOT_OVER_HTTP = {"namespace": None, "exhaustive": False}
+_SENT_WHEN_SET = {"recency": None, "max_per_document": None, "diversity": None, "facets": ()}
+"""Fields left out of a body at their default, so a server older than them still answers."""
 _CONNECTION_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError, httpx.ReadError)
 
 
@@ -62,12 +64,14 @@ def search_body(request: SearchRequest) -> dict[str, Any]:
             if value != _NOT_OVER_HTTP[f.name]:
                 raise InvalidRequest(f"{f.name} cannot be set over HTTP", {"field": f.name})
             continue
+        if f.name in _SENT_WHEN_SET and value == _SENT_WHEN_SET[f.name]:
+            continue
         if isinstance(value, SearchMode):
             value = value.value
         elif isinstance(value, tuple | list | set | frozenset):
             value = list(value)
         elif isinstance(value, str) and f.name in {"kb_names", "document_ids", "tags", "source_types",
-                                                   "chunk_types", "sections", "doc_types"}:
+                                                   "chunk_types", "sections", "doc_types", "facets"}:
             value = [value]
         body[f.name] = value
     return body

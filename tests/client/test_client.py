@@ -149,6 +149,17 @@ def test_recency_and_facets_come_back_through_the_client_and_the_cli(client, ser
         assert refused.exit_code == 2 and option in refused.output, refused.output  # a usage error
 
 
+def test_the_result_options_are_sent_only_when_set():
+    """A server older than the options still answers a request that does not use them."""
+    from eagle_rag.client import search_body
+
+    plain = search_body(SearchRequest(query="statin"))
+    assert not {"recency", "max_per_document", "diversity", "facets"} & set(plain)
+    shaped = search_body(SearchRequest(query="statin", recency=30, max_per_document=2, diversity=0.0, facets="year"))
+    assert (shaped["recency"], shaped["max_per_document"], shaped["diversity"], shaped["facets"]) == (30, 2, 0.0,
+                                                                                                    ["year"])
+
+
 def test_filter_values_are_escaped_and_an_empty_answer_counts_what_each_filter_excluded(client):
     hostile = 'jsonl" or source_type != "'
     empty = client.search("statin therapy", kb_names=["dated"], source_types=[hostile], doc_types=["trial"])

@@ -52,7 +52,7 @@ def test_recency_reranks_by_decayed_reciprocal_rank() -> None:
     assert undated == 1
     trail = {n.node.id: n.trail[-1] for n in out}
     assert trail["bare"].stage == "recency" and trail["bare"].skipped == "undated" and trail["bare"].rank == 1
-    assert trail["new"].detail == {"rank_0": 2.0, "age_days": 365.0, "decay": 0.5}
+    assert trail["new"].detail == {"incoming_rank": 2.0, "age_days": 365.0, "decay": 0.5}
     assert trail["old"].detail["age_days"] == 3653.0 and trail["old"].rank == 3
 
 

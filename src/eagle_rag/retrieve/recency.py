@@ -62,7 +62,7 @@ def apply_recency(nodes: Sequence[NodeWithScore], half_life_days: float, today: 
     """``nodes`` (a ranking, best first) re-ranked by ``decay / (k + rank)``, and how many had no date.
 
     Stable: hits with equal recency scores keep their incoming order. Each hit gets a ``recency`` trail
-    entry (detail ``rank_0``: its incoming rank; ``age_days`` and ``decay`` when dated; ``skipped``
+    entry (detail ``incoming_rank``: its incoming rank; ``age_days`` and ``decay`` when dated; ``skipped``
     ``undated`` when not). Raises ValueError for a half-life that is not positive or ``k < 1``.
     """
     if k < 1:
@@ -73,11 +73,11 @@ def apply_recency(nodes: Sequence[NodeWithScore], half_life_days: float, today: 
         published = publication_date(node.node.metadata)
         if published is None:
             undated += 1
-            factor, detail, skipped = 1.0, {"rank_0": float(rank)}, UNDATED
+            factor, detail, skipped = 1.0, {"incoming_rank": float(rank)}, UNDATED
         else:
             age = float(max(0, (today - published).days))
             factor = decay(age, half_life_days)
-            detail, skipped = {"rank_0": float(rank), "age_days": age, "decay": factor}, ""
+            detail, skipped = {"incoming_rank": float(rank), "age_days": age, "decay": factor}, ""
         scored.append((factor / (k + rank), node, detail, skipped))
     order = sorted(scored, key=lambda item: -item[0])
     out = []
