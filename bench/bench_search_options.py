@@ -10,9 +10,10 @@ configuration, its ratio to the same queries without options in the same run, an
 milliseconds per query (paired by query and round). Every option works on the whole candidate pool
 (``search.retrieval_window``, 100), so the page size does not change the cost.
 
-A second table times the options' own stage alone (:func:`apply_result_options`, the stored vectors'
-read included) on each query's ungrouped candidate pool, retrieved once: on a loaded machine the
-whole-search figures move by more than the options cost, the stage's do not.
+A second table times the options' own stages alone (``collapse_per_document`` as the orchestrator
+runs it, then :func:`apply_result_options`, the stored vectors' read included) on each query's
+ungrouped candidate pool, retrieved once: on a loaded machine the whole-search figures move by more
+than the options cost, the stages' do not.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
 from eagle_rag.protocols import StoreFilter
+from eagle_rag.retrieve.diversity import collapse_per_document
 from eagle_rag.retrieve.result_options import apply_result_options
 from eagle_rag.settings import load_settings
 from eagle_rag.types import Facet, SearchMode, SearchRequest
@@ -71,7 +73,9 @@ def stage_ms(engine: Engine, mode: SearchMode, rounds: int) -> dict[str, list[fl
             for name, options in CONFIGS.items():
                 request = SearchRequest(query, top_k=10, mode=mode, kb_names=(KB,), **options)
                 started = time.perf_counter()
-                apply_result_options(request, pool, engine.vectors, rrf_k=engine.settings.router.rrf_k, today=today)
+                kept = pool if request.max_per_document is None else \
+                    collapse_per_document(pool, request.max_per_document)[0]  # in the orchestrator
+                apply_result_options(request, kept, engine.vectors, rrf_k=engine.settings.router.rrf_k, today=today)
                 times[name].append((time.perf_counter() - started) * 1000)
     return times
 

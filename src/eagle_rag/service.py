@@ -346,7 +346,7 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     ``total`` moves with ``top_k``: a top 5 is the first five of the top 100 the benchmarks measure.
     ``total`` is the size of that pool after visibility, the semantic floor, the filters and
     ``max_per_document``; ``total_relation`` is ``gte`` when a candidate list was cut at its depth.
-    The result options (facets, recency, max_per_document, diversity) apply to that whole pool
+    The result options (facets, recency, diversity) apply to that whole pool
     (:mod:`eagle_rag.retrieve.result_options`), so pages stay slices of one ranking.
     """
     started = time.perf_counter()
@@ -373,7 +373,7 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     relation = TotalRelation.GTE if _maybe_more(engine, request.query, record) else TotalRelation.EQ
     dropped = {name: n for name, n in (("semantic_floor", len(visible) - len(matching)),
                                        ("filters", len(record.filtered)),
-                                       ("max_per_document", shaped.collapsed)) if n}
+                                       ("max_per_document", len(record.collapsed))) if n}
     page = nodes[request.offset: request.offset + request.top_k]
     tags = _document_tags(engine, [n.node.document_id for n in page])
     hits = tuple(_to_hit(engine.settings, request.query, n, request.explain, tags.get(n.node.document_id, ()))

@@ -491,7 +491,7 @@ class SearchResponse:
     failed and was skipped), empty when nothing went wrong. ``filter_values``: when a section or
     document-type filter emptied the list, the values of that attribute that the documents matching
     the query carry (``{"sections": ["adverse_reactions", "dosage"]}``). ``facets``: for each facet
-    asked, how many hits of the matching set (every page, before ``max_per_document``) carry each value
+    asked, how many hits of the matching set (every page: the hits ``total`` counts) carry each value
     (``{"year": {"2019": 3, "2023": 1}}``). ``undated``: with ``recency``, how many hits of the matching
     set have no publication date and so were not decayed (0 without ``recency``).
     """

@@ -47,7 +47,7 @@ def test_defaults_leave_the_ranking_unchanged(client):
 
 def test_max_per_document_collapses_and_says_how_many(client):
     """The option replaces the pipeline's parent-document grouping (one chunk a document by default):
-    the same ungrouped pool is collapsed to N chunks a document, after the rerankers."""
+    the same merged list is collapsed to N chunks a document, before the rerank pool is cut."""
     base = {"query": "dosage", "kb_names": ["demo"], "top_k": 100, "explain": True}
     grouped = client.post("/search", json=base).json()
     one = client.post("/search", json={**base, "max_per_document": 1}).json()

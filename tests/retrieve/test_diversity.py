@@ -18,9 +18,9 @@ def hit(node_id: str, score: float, doc: str = "", collection: str = "c") -> Nod
 def test_collapse_keeps_the_first_n_chunks_of_each_document() -> None:
     nodes = [hit("a1", 5, "A"), hit("a2", 4, "A"), hit("b1", 3, "B"), hit("a3", 2, "A"), hit("b2", 1, "B")]
     kept, dropped = collapse_per_document(nodes, 1)
-    assert [n.node.id for n in kept] == ["a1", "b1"] and dropped == 3
+    assert [n.node.id for n in kept] == ["a1", "b1"] and [n.node.id for n in dropped] == ["a2", "a3", "b2"]
     kept, dropped = collapse_per_document(nodes, 2)
-    assert [n.node.id for n in kept] == ["a1", "a2", "b1", "b2"] and dropped == 1
+    assert [n.node.id for n in kept] == ["a1", "a2", "b1", "b2"] and dropped == [nodes[3]]
     entry = kept[3].trail[-1]
     assert (entry.stage, entry.rank, entry.score, entry.detail) == ("max_per_document", 4, 1.0, {"document_rank": 2.0})
     with pytest.raises(ValueError):

@@ -203,7 +203,7 @@ class SearchResponseModel(BaseModel):
                                 "stage that failed and was skipped, or an option this endpoint did not apply")
     facets: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="for each facet asked: how many hits of the matching set (every page, "
-                                          "before max_per_document) carry each value, most frequent first")
+                                          "the hits total counts) carry each value, most frequent first")
     undated: int = Field(0, description="with recency: hits of the matching set without a publication date "
                                         "(not decayed)")
     request_id: str = ""

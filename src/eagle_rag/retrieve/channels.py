@@ -28,13 +28,15 @@ class RetrievalTally:
     whether any of them would have been an answer, :func:`eagle_rag.service.floor_keeps`);
     ``dense_tail`` holds, per collection, the lowest cosine of a dense list that filled its depth
     (more hits at least that similar may exist); ``filtered`` the chunk ids the metadata filters
-    removed. Shared by the plan threads of one request.
+    removed; ``collapsed`` the chunk ids the request's ``max_per_document`` left out. Shared by the
+    plan threads of one request.
     """
 
     cut: bool = False
     cut_nodes: list[NodeWithScore] = field(default_factory=list)
     dense_tail: dict[str, float] = field(default_factory=dict)
     filtered: set[str] = field(default_factory=set)
+    collapsed: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def note_cut(self, left_out: Sequence[NodeWithScore]) -> None:
@@ -42,6 +44,11 @@ class RetrievalTally:
         if left_out:
             with self.lock:
                 self.cut_nodes.extend(left_out)
+
+    def note_collapsed(self, left_out: Sequence[NodeWithScore]) -> None:
+        """Keep the ids of the chunks ``max_per_document`` left out (a set: a retried search counts once)."""
+        with self.lock:
+            self.collapsed.update(n.node.id for n in left_out)
 
     def note_dense(self, collection: str, hits: Sequence[ScoredId], depth: int) -> None:
         if hits and len(hits) >= depth:

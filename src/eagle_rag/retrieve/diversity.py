@@ -1,5 +1,7 @@
-"""Diversity: at most N chunks of one document (``max_per_document``) and maximal marginal relevance
-(``diversity``, the MMR lambda) over the candidates' stored dense vectors.
+"""Diversity: at most N chunks of one document (``max_per_document``, applied by the retrieval
+orchestrator in place of its parent-document grouping, so the rerank pool holds at most N chunks of a
+document) and maximal marginal relevance (``diversity``, the MMR lambda) over the candidates' stored
+dense vectors.
 
 MMR (Carbonell and Goldstein, SIGIR 1998), greedy, ranks from 1. With the candidates' scores ``s``::
 
@@ -28,21 +30,25 @@ COLLAPSE_STAGE = "max_per_document"
 NO_VECTOR = "no_vector"
 
 
-def collapse_per_document(nodes: Sequence[NodeWithScore], max_per_document: int) -> tuple[list[NodeWithScore], int]:
-    """The first ``max_per_document`` hits of each document (``Chunk.document_id``), in order, and how many
-    were left out. Each kept hit gets a ``max_per_document`` trail entry (its new rank; detail
+def collapse_per_document(nodes: Sequence[NodeWithScore],
+                          max_per_document: int) -> tuple[list[NodeWithScore], list[NodeWithScore]]:
+    """The first ``max_per_document`` hits of each document (``Chunk.document_id``), in order, and the hits
+    left out. Each kept hit gets a ``max_per_document`` trail entry (its new rank; detail
     ``document_rank``: its place among its document's hits, from 1). Raises ValueError when
     ``max_per_document < 1``."""
     if max_per_document < 1:
         raise ValueError(f"max_per_document must be at least 1, got {max_per_document}")
     seen: dict[str, int] = {}
     kept: list[NodeWithScore] = []
+    left_out: list[NodeWithScore] = []
     for node in nodes:
         place = seen.get(node.node.document_id, 0) + 1
         seen[node.node.document_id] = place
         if place <= max_per_document:
             kept.append(node.scored(COLLAPSE_STAGE, node.score, len(kept) + 1, {"document_rank": float(place)}))
-    return kept, len(nodes) - len(kept)
+        else:
+            left_out.append(node)
+    return kept, left_out
 
 
 def stored_vectors(store: VectorStore, nodes: Sequence[NodeWithScore]) -> dict[tuple[str, str], list[float]]:

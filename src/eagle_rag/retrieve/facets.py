@@ -1,9 +1,9 @@
 """Facets: how many hits of the matching set carry each value of an attribute (request ``facets``).
 
 The counts run over every hit of the candidate pool that the search ranks (after visibility, the
-semantic floor and the filters; before ``max_per_document``), not only the page returned. A hit counts
-once under each distinct value it carries (a chunk with ``doc_type`` and a different
-``biomed_doc_type`` counts under both); a hit without the attribute is not counted. Values are the
+semantic floor, the filters and ``max_per_document``: the hits ``total`` counts), not only the page
+returned. A hit counts once under each distinct value it carries (a chunk with ``doc_type`` and a
+different ``biomed_doc_type`` counts under both); a hit without the attribute is not counted. Values are the
 stored ones, so each can be sent back as the matching filter: ``source_type`` -> ``source_types``,
 ``doc_type`` -> ``doc_types``, ``section`` -> ``sections``, ``year`` -> ``published_from`` and
 ``published_to``, ``kb`` -> ``kb_names``.

@@ -2,8 +2,8 @@
 
 QUERY_ASSEMBLE -> CLASSIFY_QUERY -> per plan (QUERY_DENSE_EXPAND -> BM25 + dense -> fuse ->
 RERANK) -> RETRIEVE_SUPPLEMENT -> merge_rrf + dedupe_cross_collection -> RRF_POST_MERGE ->
-parent-document grouping (unless the request sets ``max_per_document``, which replaces it after the
-rerankers) -> RERANK_MERGED -> the caller cuts the final top k.
+parent-document grouping (the request's ``max_per_document`` when set, else ``router.parent_doc_*``)
+-> RERANK_MERGED -> the caller cuts the final top k.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from eagle_rag.analysis import cjk_ratio
 from eagle_rag.context import HookContext
 from eagle_rag.protocols import StoreFilter
 from eagle_rag.retrieve.channels import dense_channel, keep_admitted, lexical_channel, sentence_channel, tally
+from eagle_rag.retrieve.diversity import collapse_per_document
 from eagle_rag.retrieve.fusion import dedupe_cross_collection, hybrid_fuse_dense_sparse, merge_plans, merge_rrf
 from eagle_rag.retrieve.parent_doc import group_by_parent
 from eagle_rag.retrieve.safe_hooks import call_hook
@@ -89,8 +90,10 @@ class RetrieverOrchestrator:
         post = call_hook(ctx, hook.eagle_rrf_post_merge, None, query=query, merged=merged,
                          supplement=supplement, request=request)
         nodes = merged if post is None else keep_admitted(ctx, post, flt)
-        if request.max_per_document is None and decision.retrieval_hints.get("parent_doc_retrieval",
-                                                                             settings.parent_doc_retrieval):
+        if request.max_per_document is not None:
+            nodes, left_out = collapse_per_document(nodes, request.max_per_document)
+            tally(ctx).note_collapsed(left_out)
+        elif decision.retrieval_hints.get("parent_doc_retrieval", settings.parent_doc_retrieval):
             nodes = group_by_parent(nodes, settings.parent_doc_max_chunks)
         clock.lap("merge")
         pool = nodes[: rerank_pool_size(settings.rerank_pool, decision, request.top_k)]
