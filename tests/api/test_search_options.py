@@ -11,7 +11,7 @@ import pytest
 
 from eagle_rag import service
 from eagle_rag.errors import InvalidRequest
-from eagle_rag.types import SECTION_KEYS, SearchRequest, attribute_values
+from eagle_rag.types import SECTION_KEYS, Facet, SearchRequest, attribute_values
 from tests.api.helpers import assert_error_shape
 
 pytestmark = pytest.mark.integration
@@ -99,3 +99,16 @@ def test_bad_option_values_are_refused_naming_the_field(client, api_engine, extr
     assert info.value.details == {"field": field} and field in info.value.message
     if status == 400:
         assert error["message"] == info.value.message
+
+
+def test_python_forms_of_the_options_are_normalised_or_refused(api_engine):
+    checked = service.validate_request(api_engine, SearchRequest("x", facets=("YEAR", Facet.KB, "year")))
+    assert checked.facets == ("year", "kb")
+    assert service.validate_request(api_engine, SearchRequest("x", facets="kb")).facets == ("kb",)
+    for field, value, message in (("diversity", True, "diversity must be a number, got bool"),
+                                  ("recency", "30", "recency must be a number, got str"),
+                                  ("max_per_document", 2.0, "max_per_document must be an integer, got float"),
+                                  ("facets", [3], "facets must be a list of names, got int")):
+        with pytest.raises(InvalidRequest) as info:
+            service.validate_request(api_engine, SearchRequest("x", **{field: value}))
+        assert info.value.message == message and info.value.details == {"field": field}
