@@ -17,7 +17,12 @@ Tiered, then fused by rank, best first:
 
 A card of group 3 whose similarity reaches the floor is labelled ``semantic``; a partial match below
 it stays ``partial``. ``LEXICAL_WEIGHT`` 2 keeps the regression set's figures
-(eval/datasets/baseline.json); the tuning split scores the same with weights 1 to 2.
+(eval/datasets/baseline.json); the tuning split scores the same with weights 1 to 2. A Chinese query
+(:func:`.semantic.is_chinese`) weighs its lexical channel ``LEXICAL_WEIGHT_CJK`` 0.5 instead: its
+character bigrams often match only the generic part of a request, and most of its right cards are
+described in English, which only the semantic channel reaches (MRR on the 40 Chinese requests of
+``eval/datasets/agent_requests.jsonl`` rose with weights 2 -> 0.5; the core lowers its lexical weight
+for Chinese queries the same way, ``router.lexical_weight_cjk``).
 """
 
 from __future__ import annotations
@@ -25,10 +30,12 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from eagle_rag_datasets.search.ranking import RankedHit, Tier
+from eagle_rag_datasets.search.semantic import is_chinese
 
 RRF_K = 60
 LEXICAL_WEIGHT = 2.0
 SEMANTIC_WEIGHT = 1.0
+LEXICAL_WEIGHT_CJK = 0.5
 FIRST_TIERS = frozenset({Tier.EXACT, Tier.ALIAS})
 
 
@@ -39,7 +46,8 @@ def rrf(ranks: list[int | None], weights: tuple[float, ...] = (LEXICAL_WEIGHT, S
 
 
 def fuse(lexical: list[RankedHit], semantic: list[tuple[int, float]], card_ids: list[str],
-         ranks: dict[int, int] | None = None, named: frozenset[int] = frozenset()) -> list[RankedHit]:
+         ranks: dict[int, int] | None = None, named: frozenset[int] = frozenset(),
+         weights: tuple[float, float] = (LEXICAL_WEIGHT, SEMANTIC_WEIGHT)) -> list[RankedHit]:
     """``lexical`` (ordered best first) and ``semantic`` (``(ordinal, similarity)`` above the floor, best
     first) as one list (see the module docstring). ``ranks``: the semantic rank of lexical hits below
     the floor (their rank among every card, :meth:`SemanticScores.ranks`); without it they have none.
@@ -61,6 +69,11 @@ def fuse(lexical: list[RankedHit], semantic: list[tuple[int, float]], card_ids: 
     sem_rank.update({i: len(above) - bisect_right(above, s) + 1 for i, s in semantic})  # equal similarity, equal rank
     lex_rank = {h.ordinal: rank for rank, h in enumerate(partial, start=1)}
     for hit in partial + only:
-        hit.fused = rrf([lex_rank.get(hit.ordinal), sem_rank.get(hit.ordinal)])
+        hit.fused = rrf([lex_rank.get(hit.ordinal), sem_rank.get(hit.ordinal)], weights)
     rest = sorted(partial + only, key=lambda h: (-round(h.fused, 12), h.tier is Tier.SEMANTIC, h.card_id))
     return first + full + rest
+
+
+def fusion_weights(text: str) -> tuple[float, float]:
+    """``(lexical, semantic)`` RRF weights for a query: :data:`LEXICAL_WEIGHT_CJK` for a Chinese one."""
+    return (LEXICAL_WEIGHT_CJK if is_chinese(text) else LEXICAL_WEIGHT, SEMANTIC_WEIGHT)

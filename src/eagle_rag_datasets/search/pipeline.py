@@ -24,7 +24,7 @@ from eagle_rag_datasets.reply.explain import explain_hit
 from eagle_rag_datasets.reply.response import DatasetSearchResponse
 from eagle_rag_datasets.search.candidates import find_matches
 from eagle_rag_datasets.search.engines import Engine
-from eagle_rag_datasets.search.fusion import fuse
+from eagle_rag_datasets.search.fusion import fuse, fusion_weights
 from eagle_rag_datasets.search.matching import Coverage, scoring_terms
 from eagle_rag_datasets.search.proximity import phrase_checks, proximity
 from eagle_rag_datasets.search.query import DatasetQuery
@@ -89,7 +89,7 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
         partial = [h.ordinal for h in ranked if h.tier is Tier.PARTIAL]
         named = frozenset().union(*(c.named for c in constraints))
         ranked = fuse(ranked, semantic.ranked(judged.scope), catalog.card_ids, semantic.ranks(partial, judged.scope),
-                      named)
+                      named, fusion_weights(request.text))
     top = [to_hit(rank, h, catalog.cards[h.ordinal],
                   explain_hit(h, base, engine.value, request.prior) if request.explain else None)
            for rank, h in enumerate(ranked[:request.top_k], start=1)]

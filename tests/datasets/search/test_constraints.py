@@ -19,6 +19,7 @@ def cards() -> DatasetCatalog:
         card("k/any", "No Language", "A card that lists no language."),
         card("k/img", "Skin Photos", "Dermoscopic images of skin lesions.", languages=["English"]),
         card("k/mouse", "Murine Genes", "Gene mentions in mouse studies.", languages=["English"]),
+        card("k/birds", "Bird Calls", "Rank wildlife audio recordings by taxon.", languages=["English"]),
     ])
 
 
@@ -39,6 +40,15 @@ def test_modality_species_and_specific_images(cards):
     assert kinds(cards.constraints("skin images")) == [("modality", "images", 1)]
     assert kinds(cards.constraints("mice gene corpus")) == [("species", "mice", 1)]
     assert kinds(cards.constraints("sensor data of patients")) == []  # "sensor" only on the card side
+
+
+def test_a_card_about_wildlife_or_taxa_satisfies_an_animal_request(cards):
+    # 动物 (animals) inside 野生动物 (wildlife): the card says "wildlife", never "animal"; before the card-side
+    # words of the animal group included it, this request was answered "no card is about animals (0 of 6)"
+    found = cards.constraints("野生动物叫声音频检索")
+    assert [(c.kind.value, c.term, sorted(cards.card_ids[i] for i in c.cards)) for c in found] == [
+        ("modality", "音频", ["k/birds"]), ("species", "动物", ["k/birds"])]
+    assert kinds(cards.constraints("wildlife sounds")) == [("species", "wildlife", 1)]
 
 
 def test_named_datasets_constrain_only_when_no_card_carries_them(cards):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from eagle_rag_datasets.search.fusion import RRF_K, fuse, rrf
+from eagle_rag_datasets.search.fusion import LEXICAL_WEIGHT_CJK, RRF_K, fuse, fusion_weights, rrf
 from eagle_rag_datasets.search.ranking import MatchKind, RankedHit, Tier
 from eagle_rag_datasets.search.semantic import SemanticScores
 
@@ -60,3 +60,15 @@ def test_semantic_ranks_count_strictly_more_similar_cards():
     assert scores.ranks([0, 2, 1]) == {0: 4, 2: 3, 1: 1}
     assert scores.ranks([2], allowed={0, 2}) == {2: 1}
     assert scores.best({0}) == pytest.approx(0.5) and scores.best(set()) == -1.0
+
+
+def test_a_chinese_query_weighs_the_lexical_channel_less():
+    assert fusion_weights("Chinese clinical NER corpus") == (2.0, 1.0)
+    assert fusion_weights("英文医学缩写消歧数据集") == (LEXICAL_WEIGHT_CJK, 1.0) == (0.5, 1.0)
+    # c1: partial rank 1, semantic rank 100 (below the floor); c2: semantic rank 1 only.
+    # Chinese: c1 0.5/61 + 1/160 = 0.01445 < c2 1/61 = 0.01639; Latin: c1 2/61 + 1/160 = 0.03904 > c2
+    lexical = [hit(1, Tier.PARTIAL, 0.5)]
+    chinese = fuse(lexical, [(2, 0.4)], IDS, ranks={1: 100}, weights=(0.5, 1.0))
+    assert [(h.card_id, round(h.fused, 5)) for h in chinese] == [("c2", 0.01639), ("c1", 0.01445)]
+    latin = fuse([hit(1, Tier.PARTIAL, 0.5)], [(2, 0.4)], IDS, ranks={1: 100})
+    assert [(h.card_id, round(h.fused, 5)) for h in latin] == [("c1", 0.03904), ("c2", 0.01639)]
