@@ -101,7 +101,7 @@ GROUPS: dict[ConstraintKind, dict[str, tuple[str, str, str]]] = {
         "iran": ("Iran", "iran iranian 伊朗", "fa"), "vietnam": ("Vietnam", "vietnam 越南", "vi"),
         "taiwan": ("Taiwan", "taiwan taiwanese 台湾", ""), "hongkong": ("Hong Kong", "香港", ""),
         "singapore": ("Singapore", "singapore 新加坡", ""),
-        "uk": ("the United Kingdom", "britain british nhs 英国", ""),
+        "uk": ("the United Kingdom", "uk britain british nhs 英国", ""),
     },
 }
 NOT_LANGUAGE = ("traditional chinese medicine", "chinese medicine", "chinese medicines", "chinese herbal",

@@ -23,13 +23,14 @@ from eagle_rag_datasets.reply.build import Judgement, build_response, to_hit
 from eagle_rag_datasets.reply.explain import explain_hit
 from eagle_rag_datasets.reply.response import DatasetSearchResponse
 from eagle_rag_datasets.search.candidates import find_matches
+from eagle_rag_datasets.search.constraints import Constraint
 from eagle_rag_datasets.search.engines import Engine
 from eagle_rag_datasets.search.fusion import fuse, fusion_weights
 from eagle_rag_datasets.search.matching import Coverage, scoring_terms
 from eagle_rag_datasets.search.proximity import phrase_checks, proximity
 from eagle_rag_datasets.search.query import DatasetQuery
 from eagle_rag_datasets.search.ranking import RankedHit, Tier, leading_groups, order, prior
-from eagle_rag_datasets.search.semantic import SHORT_WEIGHT, SemanticScores
+from eagle_rag_datasets.search.semantic import SHORT_WEIGHT, SemanticScores, semantic_text
 from eagle_rag_datasets.search.units import parse_query
 
 if TYPE_CHECKING:
@@ -45,14 +46,15 @@ def _candidates(catalog: DatasetCatalog, request: DatasetQuery,
     return result.hits, result.base, result.scoring
 
 
-def _semantic(catalog: DatasetCatalog, request: DatasetQuery, engine: Engine) -> SemanticScores | None:
+def _semantic(catalog: DatasetCatalog, request: DatasetQuery, engine: Engine,
+              constraints: list[Constraint]) -> SemanticScores | None:
     if engine is Engine.SUBSTRING or request.strict or not request.semantic:
         return None
     index = catalog.semantic()
     if index is None:
         return None
     weight = sum(unit.weight for unit in parse_query(request.text).units if not unit.soft)
-    return index.scores(request.text, short=weight <= SHORT_WEIGHT)
+    return index.scores(semantic_text(request.text, constraints), short=weight <= SHORT_WEIGHT)
 
 
 def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchResponse:
@@ -81,7 +83,7 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
             hit.prior = prior(catalog.cards[hit.ordinal].license_verdict, as_of)
             hit.proximity = proximity(checks, catalog.flat_texts[hit.ordinal]) if checks else 0.0
     ranked = order(head, use_prior=request.prior) + tail  # the tail is only counted, never shown
-    semantic = _semantic(catalog, request, engine)
+    semantic = _semantic(catalog, request, engine, constraints)
     off = (engine is not Engine.SUBSTRING and request.semantic and not request.strict and semantic is None
            and catalog.semantic_error is not None)
     judged = Judgement(constraints, semantic, allowed, satisfying, off)

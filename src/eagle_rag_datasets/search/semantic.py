@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -30,6 +30,7 @@ from eagle_rag.plugin_api import (
     cjk_ratio,
     load_native_text_encoder,
 )
+from eagle_rag_datasets.search.constraints import Constraint, ConstraintKind
 
 log = logging.getLogger("eagle_rag_datasets")
 
@@ -137,6 +138,19 @@ class SemanticScores:
 def is_chinese(text: str) -> bool:
     """True when ``text`` is mostly Chinese (:data:`CHINESE_MIN`)."""
     return cjk_ratio(text) >= CHINESE_MIN
+
+
+def semantic_text(text: str, constraints: Sequence[Constraint]) -> str:
+    """The text the semantic channel encodes: a Chinese query without its language terms ("英文", "中文"),
+    which the language constraint already enforces (:mod:`.constraints`); any other query as it is."""
+    if not is_chinese(text):
+        return text
+    out = text
+    for constraint in constraints:
+        if constraint.kind is ConstraintKind.LANGUAGE:
+            out = out.replace(constraint.term, " ")
+    out = " ".join(out.split())
+    return out if out else text
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:

@@ -6,6 +6,7 @@ import pytest
 
 from eagle_rag_datasets import DatasetCatalog
 from eagle_rag_datasets.search.constraints import ConstraintKind, detect
+from eagle_rag_datasets.search.semantic import semantic_text
 from tests.datasets.conftest import card
 
 pytestmark = pytest.mark.unit
@@ -65,3 +66,15 @@ def test_the_message_names_the_term_and_counts():
                    lambda token: (frozenset(), frozenset()))
     assert found[0].message(386) == "no card in the catalog is in Greek (0 of 386)"
     assert found[0].to_dict(386) == {"kind": "language", "term": "greek", "label": "Greek", "cards": 0, "of": 386}
+
+
+def test_the_semantic_text_of_a_chinese_query_drops_its_language_terms(cards):
+    text = "有没有英文的药物相互作用语料"
+    assert semantic_text(text, cards.constraints(text)) == "有没有 的药物相互作用语料"
+    assert semantic_text("中文", cards.constraints("中文")) == "中文"  # nothing else left: the query as it is
+    latin = "Polish discharge summaries"  # a Latin query is encoded whole
+    assert semantic_text(latin, cards.constraints(latin)) == latin
+
+
+def test_uk_names_the_united_kingdom(cards):
+    assert kinds(cards.constraints("UK hospital records")) == [("country", "uk", 0)]

@@ -44,6 +44,18 @@ def test_chinese_request_finds_english_cards(catalog):
     assert response.hits[0].similarity is not None and response.hits[0].similarity >= response.semantic["floor"]
 
 
+
+def test_a_chinese_request_is_encoded_without_its_language_term(catalog):
+    # "英文" is a language constraint (the scope holds only cards in English); encoded too, it pulled the
+    # query towards cards about languages and translation. The hit's similarity is that of the rest.
+    response = catalog.search("英文 生物医学 句子 相似度", top_k=5)
+    index = catalog.semantic()
+    expected = index.scores("生物医学 句子 相似度").cosine[catalog.card_ids.index("bigbio/biosses")]
+    assert response.hits[0].id == "bigbio/biosses"
+    assert response.hits[0].similarity == pytest.approx(float(expected), abs=1e-6)
+    assert response.hits[0].similarity != pytest.approx(
+        float(index.scores("英文 生物医学 句子 相似度").cosine[catalog.card_ids.index("bigbio/biosses")]), abs=1e-3)
+
 def test_english_request_finds_cards_described_only_in_chinese(catalog, small):
     response = catalog.search("Chinese electronic medical record entity recognition", top_k=5)
     assert response.hits and all(CJK_TEXT.search(catalog.get(i).description) for i in ids(response))
