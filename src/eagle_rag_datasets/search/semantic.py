@@ -15,6 +15,7 @@ tuning half of ``eval/datasets/agent_requests.jsonl`` by ``bench/bench_dataset_f
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
@@ -148,7 +149,7 @@ def semantic_text(text: str, constraints: Sequence[Constraint]) -> str:
     out = text
     for constraint in constraints:
         if constraint.kind is ConstraintKind.LANGUAGE:
-            out = out.replace(constraint.term, " ")
+            out = re.sub(re.escape(constraint.term), " ", out, flags=re.IGNORECASE)  # terms come folded
     out = " ".join(out.split())
     return out if out else text
 

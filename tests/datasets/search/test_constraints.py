@@ -72,6 +72,8 @@ def test_the_semantic_text_of_a_chinese_query_drops_its_language_terms(cards):
     text = "有没有英文的药物相互作用语料"
     assert semantic_text(text, cards.constraints(text)) == "有没有 的药物相互作用语料"
     assert semantic_text("中文", cards.constraints("中文")) == "中文"  # nothing else left: the query as it is
+    mixed = "English 的 临床 语料"  # a Chinese query naming the language in English: the folded term, any case
+    assert semantic_text(mixed, cards.constraints(mixed)) == "的 临床 语料"
     latin = "Polish discharge summaries"  # a Latin query is encoded whole
     assert semantic_text(latin, cards.constraints(latin)) == latin
 
