@@ -96,8 +96,9 @@ class DocRouterOptions(_Strict):
     llm_margin: float = Field(0.12, ge=0.0, description="half-width of the band around the threshold that "
                               "Tier 2 (the LLM, else ambiguous_default) decides")
     llm: RouterLlmOptions = Field(default_factory=RouterLlmOptions)
-    ambiguous_default: Profile = Field("general", description="profile of a document in the band without an LLM "
-                                       "verdict: biomedical | general (chosen with the threshold)")
+    ambiguous_default: Profile = Field("biomedical", description="profile of a document in the band without an "
+                                       "LLM verdict: biomedical | general (biomedical: a snippet the router cannot "
+                                       "place stays in the biomedical collection, bench/README.md BioASQ)")
 
 
 class Stages(_Strict):

@@ -111,8 +111,8 @@ def test_bands(angle, expected_rule):
     threshold = _router().confidence_threshold
     if profile.tier == 1:
         assert profile.confidence == pytest.approx(min(1.0, abs(x - y - threshold)))
-    else:  # the default answer without an LLM is general (chosen on eval/biomed/doc_router)
-        assert profile.profile is TextProfile.GENERAL and profile.confidence == 0.5
+    else:  # the default answer without an LLM is biomedical (bench/README.md, BioASQ: snippets in the band)
+        assert profile.profile is TextProfile.BIOMEDICAL and profile.confidence == 0.5
         assert "disabled" in profile.note
 
 
@@ -203,8 +203,8 @@ def test_tier2_parsable_answer(llm_url):
 def test_tier2_garbage_or_timeout_falls_back(llm_url, path):
     started = time.perf_counter()
     profile = classify_document_text_profile(_chunks("text"), [], _llm(llm_url + path), AngleEncoder((1.0, 1.0)))
-    assert (profile.profile, profile.rule, profile.confidence) == (TextProfile.GENERAL, "tier2_ambiguous_default",
-                                                                   0.5)
+    assert (profile.profile, profile.rule, profile.confidence) == (TextProfile.BIOMEDICAL,
+                                                                   "tier2_ambiguous_default", 0.5)
     assert profile.note and time.perf_counter() - started < 1.4
 
 
@@ -247,7 +247,7 @@ def test_real_bundled_encoder_tells_an_abstract_from_an_earnings_release():
                                          encoder)
     gen = classify_document_text_profile(_chunks(EARNINGS), ["body"], _router(), encoder)
     assert (bio.profile, bio.rule) == (TextProfile.BIOMEDICAL, "tier1_fusion_biomedical")
-    # below the cut (-0.05 + 0.12): in the band, which Tier-2 decides; without an LLM the default, general
-    assert (gen.profile, gen.rule) == (TextProfile.GENERAL, "tier2_ambiguous_default")
+    # below the cut (-0.05 + 0.12): in the band, which Tier-2 decides; without an LLM the default, biomedical
+    assert (gen.profile, gen.rule) == (TextProfile.BIOMEDICAL, "tier2_ambiguous_default")
     assert gen.signals["score"] < 0.07 < bio.signals["score"]
     assert bio.signals["prototype"] > 0 > gen.signals["prototype"]
