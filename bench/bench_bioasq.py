@@ -13,12 +13,19 @@ summary: ``metadata.type`` of queries.jsonl)::
     EAGLE_RAG_PROFILE=biomed .venv/bin/python bench/bench_bioasq.py sweep --data-dir DIR --part tune \
         --limit 300 --mode hybrid --out runs/ --config base={} --config nosent='{"router":{"sentence_weight":0}}'
     .venv/bin/python bench/bench_bioasq.py compare runs/base.json runs/nosent.json [--metric ndcg@10]
+
+``subcorpus OUT --part test:300 --part tune:150 --size 6000`` writes a BEIR folder (all the queries and
+qrels, a part of the corpus) for an index that fits a session: the golden snippets of the first N
+questions of each named part, then other snippets drawn with ``random.Random(--seed)`` (37) up to
+``--size``, in corpus order. Figures over it are higher than over the whole corpus (fewer distractors).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -83,6 +90,33 @@ def sweep(args: argparse.Namespace) -> None:
         (args.out / f"{name}.json").write_text(json.dumps(results, indent=1))
 
 
+def subcorpus(args: argparse.Namespace) -> None:
+    """Write OUT/corpus.jsonl (golden snippets of the named part prefixes + seeded others), queries, qrels."""
+    split = json.loads(args.split_file.read_text(encoding="utf-8"))
+    golden: dict[str, set[str]] = {}
+    with (args.beir / "qrels" / "dev.tsv").open(encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            qid, doc, score = line.rstrip("\n").split("\t")
+            if int(score) > 0:
+                golden.setdefault(qid, set()).add(doc)
+    keep: set[str] = set()
+    for spec in args.part:
+        name, _, count = spec.partition(":")
+        for qid in split[name][: int(count) if count else None]:
+            keep |= golden.get(qid, set())
+    lines = (args.beir / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    ids = [json.loads(line)["_id"] for line in lines]
+    others = sorted(set(ids) - keep)
+    keep |= set(random.Random(args.seed).sample(others, max(0, min(len(others), args.size - len(keep)))))
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "corpus.jsonl").write_text("".join(f"{line}\n" for line, i in zip(lines, ids, strict=True)
+                                                   if i in keep), encoding="utf-8")
+    shutil.copy(args.beir / "queries.jsonl", args.out / "queries.jsonl")
+    shutil.copytree(args.beir / "qrels", args.out / "qrels", dirs_exist_ok=True)
+    print(f"{len(keep)} snippets ({args.size} asked) in {args.out}")
+
+
 def compare(args: argparse.Namespace) -> None:
     run_a, run_b = json.loads(args.a.read_text()), json.loads(args.b.read_text())
     types = question_types(args.queries)
@@ -122,8 +156,15 @@ def main() -> None:
     cmp.add_argument("--metric", default="ndcg@10", choices=["ndcg@10", "recall@100", "ms"])
     cmp.add_argument("--pipeline", action="append", help="pipelines to compare (default: every common one)")
     cmp.add_argument("--queries", type=Path, default=QUERIES, help="queries.jsonl with metadata.type")
+    sc = sub.add_parser("subcorpus", help="a seeded part of the corpus with the golden snippets of some questions")
+    sc.add_argument("out", type=Path)
+    sc.add_argument("--beir", type=Path, default=BIOASQ)
+    sc.add_argument("--split-file", type=Path, default=SPLIT)
+    sc.add_argument("--part", action="append", required=True, help="PART[:N]: the golden snippets of its first N")
+    sc.add_argument("--size", type=int, required=True, help="snippets in all (golden ones first)")
+    sc.add_argument("--seed", type=int, default=37)
     args = parser.parse_args()
-    {"sweep": sweep, "compare": compare}[args.command](args)
+    {"sweep": sweep, "compare": compare, "subcorpus": subcorpus}[args.command](args)
 
 
 if __name__ == "__main__":
