@@ -96,9 +96,12 @@ class DocRouterOptions(_Strict):
     llm_margin: float = Field(0.12, ge=0.0, description="half-width of the band around the threshold that "
                               "Tier 2 (the LLM, else ambiguous_default) decides")
     llm: RouterLlmOptions = Field(default_factory=RouterLlmOptions)
-    ambiguous_default: Profile = Field("biomedical", description="profile of a document in the band without an "
-                                       "LLM verdict: biomedical | general (biomedical: a snippet the router cannot "
-                                       "place stays in the biomedical collection, bench/README.md BioASQ)")
+    ambiguous_default: Profile = Field("general", description="profile of a document in the band without an LLM "
+                                       "verdict: biomedical | general (chosen with the threshold)")
+    short_chars: int = Field(500, ge=0, description="a document shorter than this (characters of its text) is "
+                             "too short for the Tier-1 signals: in the band it gets short_default (0: off)")
+    short_default: Profile = Field("biomedical", description="profile of a short document in the band without "
+                                   "an LLM verdict (a PubMed snippet, a note: bench/README.md, BioASQ)")
 
 
 class Stages(_Strict):

@@ -146,7 +146,8 @@ def test_the_default_index_folder_is_keyed_by_the_profile_and_what_the_ingest_wr
     biomed = _settings(tmp_path, profile="biomed")
     written = index_settings(biomed, build_plugin_manager(biomed))
     # the plugin's ingest-side options count (declared WRITES_INDEX), its query-side ones do not
-    assert written["plugins.options.biomed.doc_semantic_router"]["ambiguous_default"] == "biomedical"
+    assert written["plugins.options.biomed.doc_semantic_router"]["ambiguous_default"] == "general"
+    assert written["plugins.options.biomed.doc_semantic_router"]["short_default"] == "biomedical"
     assert not any(".tier2" in k or ".stages" in k for k in written)
     tuned = _settings(tmp_path, profile="biomed", plugins={
         "enabled": ["biomed", "datasets"], "default_namespace": "biomed",

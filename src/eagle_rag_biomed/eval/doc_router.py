@@ -124,7 +124,8 @@ def route_set(docs: Iterable[LabelledDocument], options: DocRouterOptions,
 
 
 def decide(scored: Iterable[tuple[LabelledDocument, float]], options: DocRouterOptions) -> list[Outcome]:
-    """The router's answers for stored fused scores under ``options`` (Tier-2 = ``ambiguous_default``)."""
+    """The router's answers for stored fused scores under ``options`` (Tier-2 = ``ambiguous_default``; the
+    short-text rule, ``short_default``, is not replayed: the stored scores carry no text)."""
     out = []
     for doc, score in scored:
         verdict = tier1_verdict(score, options)

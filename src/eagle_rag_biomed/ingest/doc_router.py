@@ -18,8 +18,9 @@
   the confidence is min(1, |score - threshold|).
 - **Tier-2** (the band between): an LLM verdict (:func:`llm_arbitrate`, below: any OpenAI-compatible
   chat endpoint, off by default; rule ``tier2_llm``), else the ``ambiguous_default`` (rule
-  ``tier2_ambiguous_default``, confidence 0.5). Every LLM problem raises :class:`LlmRouterError`
-  and falls back to the default. See docs/biomed.md, "The document router".
+  ``tier2_ambiguous_default``, confidence 0.5), or for a document shorter than ``short_chars`` (too
+  short for the signals) the ``short_default`` (rule ``tier2_short_default``). Every LLM problem
+  raises :class:`LlmRouterError` and falls back to the default. See docs/biomed.md, "The document router".
 """
 
 from __future__ import annotations
@@ -196,6 +197,9 @@ def classify_document_text_profile(chunks: Sequence[Chunk], sections: Sequence[s
     try:
         verdict = llm_arbitrate(sketch, options.llm, environ)
     except LlmRouterError as exc:
+        if sum(len(c.text) for c in chunks) < options.short_chars:
+            return DocumentTextProfile(TextProfile(options.short_default), 0.5, "tier2_short_default", 2,
+                                       signals, note=str(exc))
         return DocumentTextProfile(TextProfile(options.ambiguous_default), 0.5, "tier2_ambiguous_default", 2,
                                    signals, note=str(exc))
     return DocumentTextProfile(TextProfile(verdict.profile), verdict.confidence, "tier2_llm", 2, signals,

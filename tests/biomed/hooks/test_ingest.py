@@ -272,8 +272,9 @@ def test_real_bundled_encoder_end_to_end(real_engine):
     pdf = doc_rows(engine, "paper.pdf")["eagle_text_biomed"]
     assert "methods" in {r["biomed_section"] for r in pdf}
     earnings = doc_rows(engine, "earnings.txt")
-    # in the band Tier-2 decides: without an LLM, the ambiguous default (biomedical, bench/README.md BioASQ)
+    # in the band Tier-2 decides: without an LLM, a text of 330 characters is too short to judge (short_chars
+    # 500) and gets the short default, biomedical
     assert "eagle_text" not in earnings
     assert json.loads(earnings["eagle_text_biomed"][0]["metadata"])["biomed_text_profile_rule"] == \
-        "tier2_ambiguous_default"
+        "tier2_short_default"
     assert not rows(engine, "eagle_medical_radiology")

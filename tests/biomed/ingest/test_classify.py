@@ -40,11 +40,11 @@ def test_profile_routes_biomedical_and_general_text():
     [gen] = _text(chunk("Revenue grew 12%", biomed_text_profile="general"))
     assert (gen.collection, gen.encoder, gen.chunk_type, gen.confidence) == ("eagle_text", "bge-small", "text", 0.6)
     assert bio.exclusive_group == gen.exclusive_group == "biomed_text"
-    # no profile in the metadata: the ambiguous default (biomedical) with the default confidence 0.75
+    # no profile in the metadata: the ambiguous default (general) with the default confidence 0.6
     [default] = _text(chunk("text"))
-    assert (default.collection, default.confidence) == ("eagle_text_biomed", 0.75)
-    [general] = _text(chunk("text"), doc_semantic_router={"ambiguous_default": "general"})
-    assert (general.collection, general.confidence) == ("eagle_text", 0.6)
+    assert (default.collection, default.confidence) == ("eagle_text", 0.6)
+    [biomedical] = _text(chunk("text"), doc_semantic_router={"ambiguous_default": "biomedical"})
+    assert (biomedical.collection, biomedical.confidence) == ("eagle_text_biomed", 0.75)
 
 
 def test_medcpt_index_adds_a_second_collection_in_its_own_group():

@@ -33,6 +33,8 @@ EARNINGS = ("Quarterly earnings release: revenue increased 11 percent year over 
             "margin expanded to 61 percent; diluted earnings per share were 2.05. The company raised its full-year "
             "revenue guidance and returned 1.1 billion dollars to shareholders through buybacks and dividends.")
 
+LONG = "some text " * 60  # 600 characters: long enough for the router to judge (short_chars 500)
+
 
 def _chunks(*texts: str) -> list[Chunk]:
     return [Chunk(id=f"c{i}", text=t, document_id="d") for i, t in enumerate(texts)]
@@ -103,7 +105,7 @@ def test_signals():
     ((1.0, 1.0), "tier2_ambiguous_default"),  # margin 0: inside the band
 ])
 def test_bands(angle, expected_rule):
-    profile = classify_document_text_profile(_chunks("some text"), ["body"], _router(**PROTO_ONLY),
+    profile = classify_document_text_profile(_chunks(LONG), ["body"], _router(**PROTO_ONLY),
                                              AngleEncoder(angle))
     assert profile.rule == expected_rule
     x, y = angle[0] / math.hypot(*angle), angle[1] / math.hypot(*angle)
@@ -111,8 +113,8 @@ def test_bands(angle, expected_rule):
     threshold = _router().confidence_threshold
     if profile.tier == 1:
         assert profile.confidence == pytest.approx(min(1.0, abs(x - y - threshold)))
-    else:  # the default answer without an LLM is biomedical (bench/README.md, BioASQ: snippets in the band)
-        assert profile.profile is TextProfile.BIOMEDICAL and profile.confidence == 0.5
+    else:  # the default answer without an LLM is general (chosen on eval/biomed/doc_router)
+        assert profile.profile is TextProfile.GENERAL and profile.confidence == 0.5
         assert "disabled" in profile.note
 
 
@@ -122,8 +124,28 @@ def test_threshold_shifts_the_band_and_ambiguous_default_is_configurable():
     assert classify_document_text_profile(_chunks("t"), [], _router(**PROTO_ONLY), encoder).rule == \
         "tier1_fusion_biomedical"
     shifted = _router(**PROTO_ONLY, confidence_threshold=0.1, ambiguous_default="general")
-    profile = classify_document_text_profile(_chunks("t"), [], shifted, encoder)
+    profile = classify_document_text_profile(_chunks(LONG), [], shifted, encoder)
     assert (profile.profile, profile.rule) == (TextProfile.GENERAL, "tier2_ambiguous_default")
+    biomedical = _router(**PROTO_ONLY, confidence_threshold=0.1, ambiguous_default="biomedical")
+    assert classify_document_text_profile(_chunks(LONG), [], biomedical, encoder).profile is TextProfile.BIOMEDICAL
+
+
+@pytest.mark.unit
+def test_a_document_too_short_to_judge_gets_the_short_default_in_the_band():
+    """In the band (margin 0) without an LLM: under short_chars (500) characters of text the short default
+    (biomedical), from 500 on the ambiguous default (general); short_chars 0 turns the rule off."""
+    band = AngleEncoder((1.0, 1.0))
+    short = classify_document_text_profile(_chunks("x" * 300, "y" * 199), [], _router(**PROTO_ONLY), band)
+    assert (short.profile, short.rule, short.tier) == (TextProfile.BIOMEDICAL, "tier2_short_default", 2)
+    assert short.confidence == 0.5 and "disabled" in short.note
+    long = classify_document_text_profile(_chunks("x" * 300, "y" * 200), [], _router(**PROTO_ONLY), band)
+    assert (long.profile, long.rule) == (TextProfile.GENERAL, "tier2_ambiguous_default")
+    off = classify_document_text_profile(_chunks("x" * 10), [], _router(**PROTO_ONLY, short_chars=0), band)
+    assert off.rule == "tier2_ambiguous_default"
+    general = _router(**PROTO_ONLY, short_default="general")
+    assert classify_document_text_profile(_chunks("x" * 10), [], general, band).profile is TextProfile.GENERAL
+    strong = classify_document_text_profile(_chunks("x" * 10), [], _router(**PROTO_ONLY), AngleEncoder((0.2, 1.0)))
+    assert strong.rule == "tier1_fusion_general"  # Tier-1 outside the band still decides a short text
 
 
 @pytest.mark.unit
@@ -202,9 +224,9 @@ def test_tier2_parsable_answer(llm_url):
 @pytest.mark.parametrize("path", ["/garbage/v1", "/slow/v1"])
 def test_tier2_garbage_or_timeout_falls_back(llm_url, path):
     started = time.perf_counter()
-    profile = classify_document_text_profile(_chunks("text"), [], _llm(llm_url + path), AngleEncoder((1.0, 1.0)))
-    assert (profile.profile, profile.rule, profile.confidence) == (TextProfile.BIOMEDICAL,
-                                                                   "tier2_ambiguous_default", 0.5)
+    profile = classify_document_text_profile(_chunks(LONG), [], _llm(llm_url + path), AngleEncoder((1.0, 1.0)))
+    assert (profile.profile, profile.rule, profile.confidence) == (TextProfile.GENERAL, "tier2_ambiguous_default",
+                                                                   0.5)
     assert profile.note and time.perf_counter() - started < 1.4
 
 
@@ -245,9 +267,12 @@ def test_real_bundled_encoder_tells_an_abstract_from_an_earnings_release():
                 "included edema and neutropenia. Conclusions: Imatinib improved survival.")
     bio = classify_document_text_profile(_chunks(abstract), ["introduction", "results", "conclusion"], _router(),
                                          encoder)
-    gen = classify_document_text_profile(_chunks(EARNINGS), ["body"], _router(), encoder)
+    gen = classify_document_text_profile(_chunks(EARNINGS + " " + EARNINGS), ["body"], _router(), encoder)
     assert (bio.profile, bio.rule) == (TextProfile.BIOMEDICAL, "tier1_fusion_biomedical")
-    # below the cut (-0.05 + 0.12): in the band, which Tier-2 decides; without an LLM the default, biomedical
-    assert (gen.profile, gen.rule) == (TextProfile.BIOMEDICAL, "tier2_ambiguous_default")
+    # below the cut (-0.05 + 0.12): in the band, which Tier-2 decides; without an LLM the default, general
+    assert (gen.profile, gen.rule) == (TextProfile.GENERAL, "tier2_ambiguous_default")
+    # the release alone (330 characters) is too short to judge: in the band, the short default
+    short = classify_document_text_profile(_chunks(EARNINGS), ["body"], _router(), encoder)
+    assert len(EARNINGS) < 500 and (short.profile, short.rule) == (TextProfile.BIOMEDICAL, "tier2_short_default")
     assert gen.signals["score"] < 0.07 < bio.signals["score"]
     assert bio.signals["prototype"] > 0 > gen.signals["prototype"]
