@@ -194,7 +194,7 @@ def search(query: Annotated[str, typer.Argument(help="the search text")],
            = None,
            max_per_document: Annotated[int | None, typer.Option("--max-per-document", min=1, help="keep at most "
                                                                 "this many chunks of one document")] = None,
-           diversity: Annotated[float | None, typer.Option("--diversity", min=0.0, max=1.0, metavar="LAMBDA",
+           diversity: Annotated[float | None, typer.Option("--diversity", metavar="LAMBDA",
                                                            help="reorder by MMR over the stored vectors (1: "
                                                                 "relevance only, 0: novelty only)")] = None,
            facet: Annotated[list[Facet] | None, typer.Option("--facet", help="count this attribute over every "
@@ -208,6 +208,9 @@ def search(query: Annotated[str, typer.Argument(help="the search text")],
     if recency is not None and not recency > 0:
         raise typer.BadParameter(f"the half-life must be a positive number of days, got {recency:g}",
                                  param_hint="--recency")
+    if diversity is not None and not 0.0 <= diversity <= 1.0:
+        raise typer.BadParameter(f"the MMR lambda must be between 0 and 1, got {diversity:g}",
+                                 param_hint="--diversity")
     request = SearchRequest(query=query, top_k=k, kb_names=tuple(kb or ()), mode=parse_mode(mode),
                             explain=explain, offset=offset, source_types=tuple(source_type or ()),
                             chunk_types=tuple(chunk_type or ()), sections=tuple(section or ()),
