@@ -517,6 +517,54 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
             for q, v in r.per_query_ndcg.items()}} for r in results}, indent=2))
 
 
+@app.command()
+def calibrate(queries: Annotated[Path, typer.Option(help="the judged queries: a BEIR queries.jsonl "
+                                                    "({\"_id\", \"text\"} per line)", exists=True, dir_okay=False)],
+              qrels: Annotated[Path, typer.Option(help="the judgements: TSV query-id, corpus-id, grade (the "
+                                                  "document id, or a record's record_id)", exists=True,
+                                                  dir_okay=False)],
+              mode: Annotated[list[str] | None, typer.Option(help="mode to fit (repeat; default hybrid)")] = None,
+              corpus: Annotated[Path | None, typer.Option(help="a BEIR corpus.jsonl to ingest into kb beir when "
+                                                          "the data folder does not hold it (else the folder's "
+                                                          "own documents are searched)", exists=True,
+                                                          dir_okay=False)] = None,
+              data_dir: Annotated[Path | None, typer.Option(help="the data folder (default: the settings')")] = None,
+              min_grade: Annotated[int, typer.Option(min=1, help="the lowest grade that counts as relevant")] = 1,
+              limit_queries: Annotated[int | None, typer.Option(min=1, help="first N judged queries only")] = None,
+              depth: Annotated[int, typer.Option(min=1, max=100, help="hits per query to fit on")] = 10) -> None:
+    """Fit the relevance probability of every hit on your own judgements and settings.
+
+    Runs the judged queries in each mode, labels the top --depth hits from the qrels (unjudged hits count
+    as not relevant) and fits a logistic model per mode (eagle_rag.retrieve.relevance), written into the
+    data folder as relevance.json: it takes precedence over the parameters the profile ships."""
+    from eagle_rag.connect import require_local
+    from eagle_rag.engine import Engine
+    from eagle_rag.errors import InvalidRequest
+    from eagle_rag.evaluation import beir
+    from eagle_rag.evaluation import calibrate as fitting
+    from eagle_rag.service import parse_mode
+
+    modes = [parse_mode(m) for m in (mode or ["hybrid"])]
+    judged, texts = beir.read_judgements(queries, qrels)
+    ids = [q for q in judged if q in texts][:limit_queries]
+    if not ids:
+        raise InvalidRequest(f"no query of {queries} is judged in {qrels}", {"field": "qrels"})
+    data = beir.BeirData(queries.parent, {q: texts[q] for q in ids}, {q: judged[q] for q in ids},
+                         corpus or Path(), 0)
+    settings = _settings(data_dir=str(data_dir) if data_dir else None)
+    require_local(settings, "calibrate")
+    with Engine(settings) as engine:
+        if corpus is not None:
+            with CommandProgress("calibrate: indexing", "documents", console=err) as progress:
+                beir.ensure_index(engine, data, lambda done, _total: progress.update(done))
+        params = fitting.calibrate(engine, data, modes, depth, min_grade, (beir.KB_NAME,) if corpus else (),
+                                   fitted_on=f"{qrels.name}: {len(ids)} queries, grade >= {min_grade}")
+    for name, model in sorted(params.models.items()):
+        clipped = f"; held at 0 (monotone): {', '.join(model.clipped)}" if model.clipped else ""
+        console.print(f"{name}: {model.samples} hits, {model.positives} relevant{clipped}")
+    console.print(f"relevance parameters written to {params.source}")
+
+
 def _register_plugin_commands() -> None:
     from eagle_rag.plugin_manager import build_plugin_manager
 

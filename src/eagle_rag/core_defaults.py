@@ -19,6 +19,7 @@ from eagle_rag.ingest.parsers import PARSERS, route_for_suffix
 from eagle_rag.ingest.record_readers import RECORD_READERS
 from eagle_rag.ingest.records import Record, RecordFailure
 from eagle_rag.retrieve.cross_rerank import CROSS_ENCODER_LABEL, cross_encoder_rerank
+from eagle_rag.retrieve.relevance import GENERAL_FILE as GENERAL_RELEVANCE_FILE
 from eagle_rag.types import (
     Chunk,
     ChunkClassification,
@@ -36,6 +37,12 @@ TEXT_ENCODER = "bge-small"
 MULTILINGUAL_COLLECTION = "eagle_text_multilingual"
 MULTILINGUAL_ENCODER = "e5-multilingual"
 MIXED_QUERY_MIN_CJK = CJK_MIN_RATIO
+
+
+@hookimpl(trylast=True)
+def eagle_relevance_parameters(profile: str) -> Path | None:
+    """The relevance parameters the core ships for the ``general`` profile."""
+    return GENERAL_RELEVANCE_FILE if profile == "general" else None
 
 
 @hookimpl(trylast=True)

@@ -87,6 +87,15 @@ def eagle_mcp_tools(engine: Any) -> list[Any] | None:
     """
 
 
+@hookspec(firstresult=True)
+def eagle_relevance_parameters(profile: str) -> Path | None:
+    """The relevance-probability parameters file the plugin ships for ``profile`` (issue 38,
+    :mod:`eagle_rag.retrieve.relevance`), or None when it has none for that profile.
+
+    Stops at the first non-None result; the core answers for ``general``.
+    """
+
+
 @hookspec
 def eagle_warm_up(ctx: HookContext) -> list[str] | None:
     """Load what the plugin's first query would otherwise load (models, vocabularies, side stores)

@@ -21,6 +21,7 @@ from eagle_rag.errors import AmbiguousDocument, InvalidRequest, NotFound
 from eagle_rag.ingest.chunker import chunk_version, content_version
 from eagle_rag.protocols import DocumentRecord, StoreFilter
 from eagle_rag.redact import public_path
+from eagle_rag.retrieve import relevance
 from eagle_rag.retrieve.channels import RetrievalTally, tally
 from eagle_rag.retrieve.fusion import sparse_overlap_score
 from eagle_rag.retrieve.orchestrator import RetrievalResult
@@ -160,6 +161,8 @@ def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:
                              {"field": "offset", "limit": limits.max_window})
     if request.image is not None:
         check_query_image(engine, request.image)
+    if request.min_relevance is not None:
+        _check_min_relevance(engine, request)
     for name in ("published_from", "published_to"):
         value = getattr(request, name)
         if value is not None:
@@ -215,6 +218,39 @@ def _checked_result_options(request: SearchRequest) -> SearchRequest:
     return dataclasses.replace(request, facets=tuple(dict.fromkeys(facets)))
 
 
+def _check_min_relevance(engine: Engine, request: SearchRequest) -> None:
+    """Refuse a ``min_relevance`` that is no number in [0, 1], or one the profile and mode cannot apply."""
+    value = request.min_relevance
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        raise InvalidRequest(f"min_relevance must be a number from 0 to 1, got {value!r}",
+                             {"field": "min_relevance"})
+    model, problem = relevance_model(engine, request.mode)
+    if model is None:
+        raise InvalidRequest(f"min_relevance cannot apply: {problem}", {"field": "min_relevance"})
+
+
+def relevance_model(engine: Engine, mode: SearchMode) -> tuple[relevance.RelevanceModel | None, str]:
+    """The relevance model of the engine's profile and ``mode`` (the data folder's calibrated one first,
+    then the profile's shipped one), or None and why (:mod:`eagle_rag.retrieve.relevance`)."""
+    profile = engine.settings.profile
+    shipped = engine.pm.hook.eagle_relevance_parameters(profile=profile)
+    try:
+        model = relevance.resolve_model(engine.settings.data_path, profile, mode.value, shipped)
+    except relevance.RelevanceParametersError as exc:
+        return None, f"relevance: {exc}; hits carry relevance null"
+    return model, "" if model is not None else relevance.missing_note(profile, mode.value)
+
+
+def _relevances(model: relevance.RelevanceModel | None, query: str,
+                nodes: Sequence[NodeWithScore]) -> dict[str, float]:
+    """The probability of relevance of every node, by node id; a node's place in ``nodes`` (the whole
+    ranking, before any page or ``min_relevance`` cut) is its position feature."""
+    if model is None:
+        return {}
+    return {n.node_id: round(model.probability(relevance.features(n.trail, _match_kind(query, n), position)), 4)
+            for position, n in enumerate(nodes, start=1)}
+
+
 def _match_kind(query: str, node: NodeWithScore) -> MatchKind:
     lexical = any(entry.stage == "bm25" for entry in node.trail)
     overlap = sparse_overlap_score(query, node.node.text)
@@ -226,9 +262,9 @@ def _match_kind(query: str, node: NodeWithScore) -> MatchKind:
 
 
 def _to_hit(settings: Settings, query: str, node: NodeWithScore, explain: bool,
-            tags: Sequence[str] = ()) -> SearchHit:
+            tags: Sequence[str] = (), probability: float | None = None) -> SearchHit:
     """The public form of one ranked chunk; ``tags`` (its document's, from the registry) join its
-    metadata when there are any."""
+    metadata when there are any; ``probability`` is its relevance."""
     chunk = node.node
     metadata = {**chunk.metadata, "kb_name": chunk.kb_name, "chunk_type": chunk.chunk_type}
     if tags:
@@ -239,7 +275,7 @@ def _to_hit(settings: Settings, query: str, node: NodeWithScore, explain: bool,
     return SearchHit(id=chunk.id, document_id=public_document_id(chunk.document_id), text=chunk.text,
                      score=round(node.score, 6), path=chunk.path, collection=node.collection,
                      match=_match_kind(query, node), metadata=metadata,
-                     trail=node.trail if explain else (), kb_name=chunk.kb_name)
+                     trail=node.trail if explain else (), kb_name=chunk.kb_name, relevance=probability)
 
 
 def _document_tags(engine: Engine, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -368,16 +404,23 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     matching = _above_semantic_floor(engine, request.query, visible)
     shaped = apply_result_options(request, matching, engine.vectors, rrf_k=engine.settings.router.rrf_k,
                                   today=datetime.now(UTC).date())
-    nodes = shaped.nodes
+    model, relevance_note = relevance_model(engine, request.mode)
+    warnings = (*ctx.warnings, *([relevance_note] if relevance_note else []))
+    limit = request.min_relevance
+    probabilities = _relevances(model, request.query, shaped.nodes if limit is not None else
+                                shaped.nodes[: request.offset + request.top_k])
+    nodes = [n for n in shaped.nodes if limit is None or probabilities[n.node_id] >= limit]
+    below = len(shaped.nodes) - len(nodes)
     record = tally(ctx)
     relation = TotalRelation.GTE if _maybe_more(engine, request.query, record) else TotalRelation.EQ
     dropped = {name: n for name, n in (("semantic_floor", len(visible) - len(matching)),
                                        ("filters", len(record.filtered)),
-                                       ("max_per_document", len(record.collapsed))) if n}
+                                       ("max_per_document", len(record.collapsed)), ("min_relevance", below)) if n}
     page = nodes[request.offset: request.offset + request.top_k]
     tags = _document_tags(engine, [n.node.document_id for n in page])
-    hits = tuple(_to_hit(engine.settings, request.query, n, request.explain, tags.get(n.node.document_id, ()))
-                 for n in page)
+    hits = tuple(_to_hit(engine.settings, request.query, n, request.explain, tags.get(n.node.document_id, ()),
+                         probabilities.get(n.node_id)) for n in page)
+    expected = round(sum(probabilities[h.id] for h in hits), 4) if model is not None else None
     timings = {**result.timings_ms, "total": (time.perf_counter() - started) * 1000}
     route = {"query": result.query, "plans": [p.collection for p in result.decision.plans],
              "plans_with_hits": result.plans_run, "reason": result.decision.reason}
@@ -385,12 +428,15 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     if hits:
         return SearchResponse(request.query, hits, len(nodes), exhaustive, request.mode, route=route,
                               timings_ms=timings, total_relation=relation, offset=request.offset,
-                              dropped=dropped, warnings=tuple(ctx.warnings),
+                              dropped=dropped, warnings=warnings, expected_relevant=expected,
                               facets=shaped.facets, undated=shaped.undated)
     excluded, values = ({}, {}) if request.offset and nodes else _excluded_by_filters(engine, request)
     if request.offset and nodes:
         at_least = "at least " if relation is TotalRelation.GTE else ""
         reason = f"the query has {at_least}{len(nodes)} hits; offset {request.offset} is past the last one"
+    elif below:
+        best = max(probabilities.values())
+        reason = f"no hit reached min_relevance {limit} ({below} below it; the best had {best})"
     elif excluded:
         reason = "no document within the filters matched the query" + "".join(
             f"; the {name} of the documents it matches: {', '.join(found) or 'none'}" for name, found in values.items())
@@ -398,8 +444,9 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
         reason = "no indexed text matched the query"
     return SearchResponse(request.query, (), len(nodes), exhaustive, request.mode, empty_reason=reason,
                           excluded_by_filter=excluded, route=route, timings_ms=timings, total_relation=relation,
-                          offset=request.offset, dropped=dropped, warnings=tuple(ctx.warnings),
-                          filter_values=values, facets=shaped.facets, undated=shaped.undated)
+                          offset=request.offset, dropped=dropped, warnings=warnings,
+                          filter_values=values, facets=shaped.facets, undated=shaped.undated,
+                          expected_relevant=expected)
 
 
 def _no_facets(request: SearchRequest) -> dict[str, dict[str, int]]:

@@ -435,6 +435,9 @@ class SearchRequest:
     max_per_document: int | None = None
     recency: float | None = None
     facets: tuple[str, ...] = ()
+    min_relevance: float | None = None
+    """Drop the hits whose ``relevance`` is under this probability (0 to 1; counted in
+    ``SearchResponse.dropped["min_relevance"]``); refused when the profile and mode have no fitted model."""
 
     def __post_init__(self) -> None:
         """Refuse a flag that is not a boolean when the request is made (``explain=0`` is not ``False``), in
@@ -453,7 +456,9 @@ FLAG_FIELDS = ("explain", "has_image", "exhaustive")
 @dataclass(frozen=True)
 class SearchHit:
     """One ranked chunk. ``document_id`` is the document's own id (as ingested, e.g. ``abs-008``);
-    with ``kb_name`` it names the document (the same id may exist in several kbs)."""
+    with ``kb_name`` it names the document (the same id may exist in several kbs). ``relevance`` is the
+    calibrated probability that a person would judge the hit relevant to the query
+    (:mod:`eagle_rag.retrieve.relevance`); None when the profile and mode have no fitted model."""
 
     id: str
     document_id: str
@@ -465,6 +470,7 @@ class SearchHit:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     trail: tuple[StageScore, ...] = ()
     kb_name: str = ""
+    relevance: float | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SearchHit:
@@ -475,7 +481,8 @@ class SearchHit:
         return cls(id=data["id"], document_id=data["document_id"], text=data["text"], score=float(data["score"]),
                    path=data.get("path", ""), collection=data.get("collection", ""),
                    match=MatchKind(data["match"]), metadata=dict(data.get("metadata") or {}), trail=trail,
-                   kb_name=str(data.get("kb_name") or (data.get("metadata") or {}).get("kb_name") or ""))
+                   kb_name=str(data.get("kb_name") or (data.get("metadata") or {}).get("kb_name") or ""),
+                   relevance=None if data.get("relevance") is None else float(data["relevance"]))
 
 
 @dataclass(frozen=True)
@@ -493,7 +500,9 @@ class SearchResponse:
     the query carry (``{"sections": ["adverse_reactions", "dosage"]}``). ``facets``: for each facet
     asked, how many hits of the matching set (every page: the hits ``total`` counts) carry each value
     (``{"year": {"2019": 3, "2023": 1}}``). ``undated``: with ``recency``, how many hits of the matching
-    set have no publication date and so were not decayed (0 without ``recency``).
+    set have no publication date and so were not decayed (0 without ``recency``). ``expected_relevant``
+    is the sum of the returned hits' ``relevance`` (the number of relevant hits to expect on this page);
+    None when the hits have no relevance.
     """
 
     query: str
@@ -512,6 +521,7 @@ class SearchResponse:
     filter_values: Mapping[str, Sequence[str]] = field(default_factory=dict)
     facets: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     undated: int = 0
+    expected_relevant: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -530,4 +540,6 @@ class SearchResponse:
                    filter_values={k: list(v) for k, v in (data.get("filter_values") or {}).items()},
                    facets={name: {str(value): int(count) for value, count in counts.items()}
                            for name, counts in (data.get("facets") or {}).items()},
-                   undated=int(data.get("undated") or 0))
+                   undated=int(data.get("undated") or 0),
+                   expected_relevant=(None if data.get("expected_relevant") is None
+                                      else float(data["expected_relevant"])))

@@ -21,6 +21,7 @@ docs/biomed.md describes every stage; docs/architecture.md the hooks.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from eagle_rag.plugin_api import EncoderRegistry, HookContext, hookimpl
 from eagle_rag_biomed.chem.store import SERVICE_KEY, FingerprintStore, fingerprint_dir
@@ -62,6 +63,16 @@ def eagle_filter_vocabulary() -> dict[str, dict[str, str]]:
     """The names of the sections and document types this plugin labels (``Dosage and Administration``
     -> ``dosage``, ``label`` -> ``drug_label``): :func:`eagle_rag_biomed.ingest.sections.filter_vocabulary`."""
     return filter_vocabulary()
+
+
+RELEVANCE_FILE = Path(__file__).resolve().parent / "data" / "relevance_biomed.json"
+"""The relevance-probability parameters of the biomed profile (fitted by bench/bench_relevance.py)."""
+
+
+@hookimpl
+def eagle_relevance_parameters(profile: str) -> Path | None:
+    """The relevance parameters this plugin ships for the ``biomed`` profile."""
+    return RELEVANCE_FILE if profile == "biomed" else None
 
 
 @hookimpl

@@ -96,21 +96,7 @@ def load_beir(root: Path, split: str = "test", limit_queries: int | None = None,
     for needed in (corpus, root / "queries.jsonl", qrels_path):
         if not needed.is_file():
             raise InvalidRequest(f"not a BEIR folder: {needed} is missing")
-    qrels: dict[str, dict[str, int]] = {}
-    with qrels_path.open(encoding="utf-8") as fh:
-        for row in csv.reader(fh, delimiter="\t"):
-            if len(row) < 3 or row[0] == "query-id":
-                continue
-            score = int(float(row[2]))
-            if score > 0:
-                qrels.setdefault(row[0], {})[row[1]] = score
-    queries: dict[str, str] = {}
-    with (root / "queries.jsonl").open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                obj = json.loads(line)
-                if str(obj["_id"]) in qrels:
-                    queries[str(obj["_id"])] = str(obj["text"])
+    qrels, queries = read_judgements(root / "queries.jsonl", qrels_path)
     judged = [q for q in qrels if q in queries]
     if only is not None:
         missing = sorted(set(only) - set(judged))
@@ -124,6 +110,32 @@ def load_beir(root: Path, split: str = "test", limit_queries: int | None = None,
     with corpus.open(encoding="utf-8") as fh:
         docs = sum(1 for line in fh if line.strip())
     return BeirData(root, {q: queries[q] for q in ids}, {q: qrels[q] for q in ids}, corpus, docs)
+
+
+def read_judgements(queries_path: Path, qrels_path: Path,
+                    min_grade: int = 1) -> tuple[dict[str, dict[str, int]], dict[str, str]]:
+    """The qrels (``query -> document -> grade``, grades under ``min_grade`` dropped) of a TSV file
+    (``query-id, corpus-id, score``, header optional) and the text of every judged query of a BEIR
+    ``queries.jsonl``. Raises InvalidRequest for a file that cannot be read."""
+    qrels: dict[str, dict[str, int]] = {}
+    queries: dict[str, str] = {}
+    try:
+        with qrels_path.open(encoding="utf-8") as fh:
+            for row in csv.reader(fh, delimiter="\t"):
+                if len(row) < 3 or row[0] == "query-id":
+                    continue
+                score = int(float(row[2]))
+                if score >= max(min_grade, 1):
+                    qrels.setdefault(row[0], {})[row[1]] = score
+        with queries_path.open(encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    obj = json.loads(line)
+                    if str(obj["_id"]) in qrels:
+                        queries[str(obj["_id"])] = str(obj["text"])
+    except (OSError, ValueError, KeyError) as exc:
+        raise InvalidRequest(f"cannot read the judgements {queries_path}, {qrels_path}: {exc}") from exc
+    return qrels, queries
 
 
 def query_set(path: Path, part: str) -> list[str]:

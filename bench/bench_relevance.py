@@ -1,0 +1,126 @@
+"""Measure the relevance probability (issue 38): collect judged hits, fit, report calibration.
+
+    # 1. run the judged queries of a BEIR folder and keep the top-10 hits with their trails and labels
+    python bench/bench_relevance.py collect --beir /work/idx/bioasq_sub --split dev \
+        --query-set eval/biomed/bioasq_split.json --part tune --data-dir COPY --mode full --limit 150 \
+        --out runs/bioasq_tune_full.jsonl
+    # 2. fit a model per mode on the training files (writes a parameters file)
+    python bench/bench_relevance.py fit --profile biomed --out PARAMS.json \
+        --train full=runs/bioasq_tune_full.jsonl --train hybrid=runs/bioasq_tune_hybrid.jsonl
+    # 3. ECE / Brier / confident top hits on the test files, and a reliability diagram per file
+    python bench/bench_relevance.py report --params PARAMS.json --test full=runs/bioasq_test_full.jsonl \
+        --png-dir bench/relevance
+
+Unjudged hits count as not relevant (as in nDCG): the true probability is higher than the judged one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from eagle_rag.engine import Engine
+from eagle_rag.evaluation import beir, calibrate
+from eagle_rag.retrieve import relevance
+from eagle_rag.settings import effective_settings
+from eagle_rag.types import SearchMode
+
+
+def _collect(args: argparse.Namespace) -> None:
+    judged = beir.load_beir(args.beir, args.split)
+    only = None
+    if args.query_set:
+        only = [q for q in beir.query_set(args.query_set, args.part) if q in judged.queries]
+    data = beir.load_beir(args.beir, args.split, args.limit, args.offset, only)
+    settings = effective_settings(overrides={"data_dir": str(args.data_dir)})[0]
+    started = time.perf_counter()
+    with Engine(settings) as engine:
+        hits = calibrate.collect(engine, data, SearchMode.from_str(args.mode), min_grade=args.min_grade,
+                                 progress=lambda n: print(f"{args.mode}: {n}/{len(data.queries)} queries, "
+                                                          f"{time.perf_counter() - started:.0f} s",
+                                                          file=sys.stderr, flush=True))
+    calibrate.save_hits(hits, args.out)
+    print(f"{args.out}: {len(data.queries)} queries, {len(hits)} hits, "
+          f"{sum(h.relevant for h in hits)} relevant")
+
+
+def _pairs(values: list[str]) -> list[tuple[str, Path]]:
+    return [(v.split("=", 1)[0], Path(v.split("=", 1)[1])) for v in values]
+
+
+def _fit(args: argparse.Namespace) -> None:
+    models = {}
+    for mode, path in _pairs(args.train):
+        hits = [h for p in path.as_posix().split(",") for h in calibrate.load_hits(Path(p))]
+        models[mode] = calibrate.fit_samples(hits, SearchMode.from_str(mode), args.fitted_on or str(path))
+        print(mode, json.dumps(models[mode].to_dict()))
+    relevance.RelevanceParameters(args.profile, models).save(args.out)
+
+
+def _report(args: argparse.Namespace) -> None:
+    params = relevance.load_parameters(args.params)
+    print(f"{'test set':<28} {'mode':<7} {'hits':>5} {'ECE':>7} {'Brier':>7} {'top>=.5':>8} {'right':>6}")
+    for label, path in _pairs(args.test):
+        mode = label.split(":")[-1]
+        hits = calibrate.load_hits(path)
+        r = calibrate.reliability(params.models[mode], hits)
+        print(f"{path.stem:<28} {mode:<7} {r.hits:>5} {r.ece:>7.4f} {r.brier:>7.4f} {r.confident_queries:>8} "
+              f"{r.confident_right:>6.3f}")
+        if args.png_dir:
+            _diagram(r, f"{path.stem} ({mode})", args.png_dir / f"{path.stem}.png")
+
+
+def _diagram(r: calibrate.Reliability, title: str, out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(4, 4))
+    ax.plot([0, 1], [0, 1], "k:", lw=1)
+    ax.plot([b[0] for b in r.bins], [b[1] for b in r.bins], "o-")
+    for mean, share, n in r.bins:
+        ax.annotate(str(n), (mean, share), fontsize=7, xytext=(3, -9), textcoords="offset points")
+    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="relevance (predicted)", ylabel="share judged relevant",
+           title=f"{title}\nECE {r.ece:.3f}, Brier {r.brier:.3f}")
+    fig.tight_layout()
+    fig.savefig(out, dpi=80)
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--beir", type=Path, required=True)
+    c.add_argument("--split", default="test")
+    c.add_argument("--query-set", type=Path)
+    c.add_argument("--part", default="tune")
+    c.add_argument("--data-dir", type=Path, required=True)
+    c.add_argument("--mode", default="hybrid")
+    c.add_argument("--limit", type=int)
+    c.add_argument("--offset", type=int, default=0)
+    c.add_argument("--min-grade", type=int, default=1)
+    c.add_argument("--out", type=Path, required=True)
+    c.set_defaults(func=_collect)
+    f = sub.add_parser("fit")
+    f.add_argument("--profile", required=True)
+    f.add_argument("--train", action="append", required=True, help="MODE=FILE[,FILE...]")
+    f.add_argument("--fitted-on", default="")
+    f.add_argument("--out", type=Path, required=True)
+    f.set_defaults(func=_fit)
+    r = sub.add_parser("report")
+    r.add_argument("--params", type=Path, required=True)
+    r.add_argument("--test", action="append", required=True, help="[NAME:]MODE=FILE")
+    r.add_argument("--png-dir", type=Path)
+    r.set_defaults(func=_report)
+    args = parser.parse_args()
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()

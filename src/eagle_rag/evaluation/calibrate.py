@@ -1,0 +1,139 @@
+"""Fit the relevance probability (:mod:`eagle_rag.retrieve.relevance`) on judged queries (issue 38).
+
+:func:`collect` runs every query of a BEIR folder (:mod:`eagle_rag.evaluation.beir`) with one mode and
+keeps the top ``depth`` hits with their trails and a label from the qrels (relevant when the judged grade
+is at least ``min_grade``; an unjudged hit counts as not relevant, as in nDCG). :func:`fit_samples` fits a
+model on them; :func:`reliability` measures a probability against the labels (ECE over equal-width bins,
+Brier score, the share of confident top hits that are right).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from eagle_rag.evaluation.beir import KB_NAME, BeirData
+from eagle_rag.retrieve import relevance
+from eagle_rag.types import MatchKind, SearchMode, SearchRequest, StageScore
+
+
+@dataclass(frozen=True)
+class JudgedHit:
+    """One returned hit of a judged query: its place, its label and what the features read."""
+
+    query_id: str
+    position: int
+    relevant: bool
+    match: MatchKind
+    trail: tuple[StageScore, ...]
+
+    def features(self) -> np.ndarray:
+        return relevance.features(self.trail, self.match, self.position)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query_id": self.query_id, "position": self.position, "relevant": self.relevant,
+                "match": self.match.value,
+                "trail": [{"stage": e.stage, "rank": e.rank, "score": e.score, "detail": dict(e.detail),
+                           "skipped": e.skipped} for e in self.trail]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> JudgedHit:
+        trail = tuple(StageScore(e["stage"], int(e["rank"]), float(e["score"]), dict(e.get("detail") or {}),
+                                 str(e.get("skipped") or "")) for e in data["trail"])
+        return cls(str(data["query_id"]), int(data["position"]), bool(data["relevant"]),
+                   MatchKind(data["match"]), trail)
+
+
+def collect(engine: Any, data: BeirData, mode: SearchMode, depth: int = 10, min_grade: int = 1,
+            progress: Callable[[int], None] | None = None, kb_names: tuple[str, ...] = (KB_NAME,)) -> list[JudgedHit]:
+    """The top ``depth`` hits of every query of ``data`` in ``mode`` (in ``kb_names``, every kb when
+    empty), labelled from its qrels: a hit is relevant when its document (the ``record_id`` of a record,
+    else the document id) is judged ``min_grade`` or more."""
+    out: list[JudgedHit] = []
+    for done, (qid, text) in enumerate(data.queries.items(), start=1):
+        response = engine.search(SearchRequest(query=text, top_k=depth, mode=mode, kb_names=kb_names,
+                                               explain=True))
+        judged = data.qrels.get(qid, {})
+        for position, hit in enumerate(response.hits, start=1):
+            doc = str(hit.metadata.get("record_id", hit.document_id))
+            out.append(JudgedHit(qid, position, judged.get(doc, 0) >= min_grade, hit.match, hit.trail))
+        if progress is not None:
+            progress(done)
+    return out
+
+
+def save_hits(hits: Iterable[JudgedHit], path: Path) -> None:
+    path.write_text("".join(json.dumps(h.to_dict()) + "\n" for h in hits), encoding="utf-8")
+
+
+def load_hits(path: Path) -> list[JudgedHit]:
+    return [JudgedHit.from_dict(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+def matrix(hits: Sequence[JudgedHit]) -> tuple[np.ndarray, np.ndarray]:
+    """Feature rows and 0/1 labels of ``hits``."""
+    x = np.array([h.features() for h in hits]) if hits else np.zeros((0, len(relevance.FEATURES)))
+    return x, np.array([1 if h.relevant else 0 for h in hits])
+
+
+def fit_samples(hits: Sequence[JudgedHit], mode: SearchMode, fitted_on: str) -> relevance.RelevanceModel:
+    """A relevance model of ``mode`` fitted on ``hits``. Raises ValueError when they hold one class."""
+    x, y = matrix(hits)
+    return relevance.fit(x, y, mode.value, fitted_on)
+
+
+def calibrate(engine: Any, data: BeirData, modes: Sequence[SearchMode], depth: int = 10, min_grade: int = 1,
+              kb_names: tuple[str, ...] = (), fitted_on: str = "") -> relevance.RelevanceParameters:
+    """Fit a model of every mode of ``modes`` on ``data`` and write them into the engine's data folder
+    (:data:`relevance.USER_FILE`, keeping the models of other modes it holds); they take precedence over
+    the profile's shipped parameters. Returns what was written. Raises ValueError when the judged hits
+    of a mode hold one class."""
+    path = engine.settings.data_path / relevance.USER_FILE
+    before = relevance.parameters_at(path)
+    models = dict(before.models) if before is not None else {}
+    for mode in modes:
+        hits = collect(engine, data, mode, depth, min_grade, kb_names=kb_names)
+        models[mode.value] = fit_samples(hits, mode, fitted_on)
+    params = relevance.RelevanceParameters(engine.settings.profile, models, str(path))
+    params.save(path)
+    return params
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """How well probabilities match labels (:func:`reliability`)."""
+
+    ece: float
+    brier: float
+    confident_queries: int
+    confident_right: float
+    hits: int
+    bins: tuple[tuple[float, float, int], ...]
+    """(mean probability, share relevant, hits) of every non-empty bin."""
+
+
+def reliability(model: relevance.RelevanceModel, hits: Sequence[JudgedHit], n_bins: int = 10) -> Reliability:
+    """ECE over ``n_bins`` equal-width bins (``sum_b n_b / N * |mean p_b - share relevant_b|``), the Brier
+    score (mean of ``(p - label)^2``) and, among the queries whose top hit has probability >= 0.5, the share
+    whose top hit is relevant."""
+    x, y = matrix(hits)
+    p = np.array([model.probability(row) for row in x])
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    which = np.clip(np.digitize(p, edges[1:-1]), 0, n_bins - 1)
+    bins: list[tuple[float, float, int]] = []
+    ece = 0.0
+    for b in range(n_bins):
+        inside = which == b
+        if inside.any():
+            bins.append((float(p[inside].mean()), float(y[inside].mean()), int(inside.sum())))
+            ece += inside.sum() / len(p) * abs(p[inside].mean() - y[inside].mean())
+    tops = [i for i, h in enumerate(hits) if h.position == 1 and p[i] >= 0.5]
+    right = float(np.mean([y[i] for i in tops])) if tops else 0.0
+    return Reliability(float(ece), float(np.mean((p - y) ** 2)) if len(p) else 0.0, len(tops), right, len(p),
+                       tuple(bins))

@@ -1,0 +1,216 @@
+"""The probability that a person would judge a hit relevant, from its score trail (issue 38).
+
+One stage: :func:`features` turns what a hit's trail holds (each channel's rank, the best dense cosine,
+the cross-encoder score and the Tier-2 components when they ran, the match kind, the hit's place in
+the ranking) into a fixed vector; a :class:`RelevanceModel` (a logistic regression, fitted by :func:`fit`)
+turns the vector into a probability. One model per (profile, mode), kept in a small
+versioned JSON file (:class:`RelevanceParameters`): the one ``eagle-rag calibrate`` wrote into the data
+folder (:data:`USER_FILE`) first, else the one the profile ships (the biomed plugin's data folder for
+``biomed``, the core's for ``general``; hook ``eagle_relevance_parameters``). A profile and mode
+without a fitted model give ``None``, never a made-up number.
+
+Monotone features (:data:`MONOTONE`): a higher cross-encoder score, normalised cross-encoder or
+late-interaction score, or dense cosine never lowers the probability, other things equal. :func:`fit`
+enforces it with the bound ``w >= 0`` on their coefficients (those held at 0 are named in
+``RelevanceModel.clipped``); :class:`RelevanceModel` refuses parameters that break the rule.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit
+
+from eagle_rag.types import MatchKind, StageScore
+
+FORMAT = 1
+"""The version of the parameters file; a file of another version is refused."""
+USER_FILE = "relevance.json"
+"""The parameters ``eagle-rag calibrate`` writes into the data folder (they take precedence)."""
+GENERAL_FILE = Path(__file__).resolve().parents[1] / "data" / "relevance_general.json"
+"""The parameters the core ships for the ``general`` profile."""
+
+FEATURES = ("position_log", "bm25_rr", "dense_rr", "sentence_rr", "cosine", "cross_encoder",
+            "cross_encoder_ran", "ce_norm", "li_norm", "entity", "section", "exact_match")
+"""The features, in vector order (see :func:`features`)."""
+MONOTONE = ("cosine", "cross_encoder", "ce_norm", "li_norm")
+"""Features whose coefficient may not be negative: more of them never lowers the probability."""
+_CHANNELS = {"bm25": "bm25_rr", "dense": "dense_rr", "sentence": "sentence_rr"}
+_TIER2 = ("ce_norm", "li_norm", "entity", "section")
+
+
+class RelevanceParametersError(ValueError):
+    """A parameters file that cannot be used (unreadable, another format, a broken monotone rule)."""
+
+
+def features(trail: Sequence[StageScore], match: MatchKind, position: int) -> np.ndarray:
+    """The feature vector of one hit (order :data:`FEATURES`); a stage that did not run gives 0.
+
+    ``position`` is the hit's place in the final ranking (from 1): ``position_log`` is ``ln(position)``.
+    ``*_rr`` is ``1 / rank`` in that first-stage channel; ``cosine`` the best dense or sentence cosine;
+    ``cross_encoder`` the raw cross-encoder score (``cross_encoder_ran`` 1 when it scored the hit);
+    ``ce_norm``, ``li_norm``, ``entity``, ``section`` the Tier-2 components (biomed); ``exact_match`` 1
+    when every query term is in the passage. A stage ``skipped`` (e.g. for the language) counts as absent.
+    """
+    values = dict.fromkeys(FEATURES, 0.0)
+    values["position_log"] = math.log(max(position, 1))
+    values["exact_match"] = 1.0 if match is MatchKind.EXACT else 0.0
+    for entry in trail:
+        if entry.skipped:
+            continue
+        name = _CHANNELS.get(entry.stage)
+        if name is not None:
+            values[name] = max(values[name], 1.0 / max(entry.rank, 1))
+        if entry.stage in ("dense", "sentence"):
+            values["cosine"] = max(values["cosine"], float(entry.score))
+        elif entry.stage == "cross_encoder":
+            values["cross_encoder"] = float(entry.score)
+            values["cross_encoder_ran"] = 1.0
+        elif entry.stage == "rerank_t2":
+            for key in _TIER2:
+                values[key] = float(entry.detail.get(key, 0.0))
+    return np.array([values[name] for name in FEATURES], dtype=float)
+
+
+@dataclass(frozen=True)
+class RelevanceModel:
+    """A fitted logistic model on the raw features: ``p = 1 / (1 + exp(-(intercept + sum(w_i * x_i))))``."""
+
+    mode: str
+    coefficients: Mapping[str, float]
+    intercept: float
+    fitted_on: str = ""
+    samples: int = 0
+    positives: int = 0
+    clipped: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.coefficients) - set(FEATURES))
+        if unknown:
+            raise RelevanceParametersError(f"relevance model for mode {self.mode}: unknown features {unknown}")
+        negative = [n for n in MONOTONE if self.coefficients.get(n, 0.0) < 0]
+        if negative:
+            raise RelevanceParametersError(
+                f"relevance model for mode {self.mode}: negative coefficient for monotone feature(s) "
+                f"{', '.join(negative)} (a higher score would lower the probability); refit it")
+
+    def probability(self, x: np.ndarray) -> float:
+        """The probability of relevance of one feature vector (order :data:`FEATURES`)."""
+        weights = np.array([self.coefficients.get(n, 0.0) for n in FEATURES])
+        return float(1.0 / (1.0 + math.exp(-float(self.intercept + weights @ x))))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"coefficients": dict(self.coefficients), "intercept": self.intercept, "fitted_on": self.fitted_on,
+                "samples": self.samples, "positives": self.positives, "clipped": list(self.clipped)}
+
+    @classmethod
+    def from_dict(cls, mode: str, data: Mapping[str, Any]) -> RelevanceModel:
+        return cls(mode=mode, coefficients={str(k): float(v) for k, v in dict(data["coefficients"]).items()},
+                   intercept=float(data["intercept"]), fitted_on=str(data.get("fitted_on", "")),
+                   samples=int(data.get("samples", 0)), positives=int(data.get("positives", 0)),
+                   clipped=tuple(data.get("clipped") or ()))
+
+
+@dataclass(frozen=True)
+class RelevanceParameters:
+    """The models of one profile, by mode name, and where they came from."""
+
+    profile: str
+    models: Mapping[str, RelevanceModel] = field(default_factory=dict)
+    source: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT, "profile": self.profile,
+                "models": {mode: m.to_dict() for mode, m in sorted(self.models.items())}}
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+
+def load_parameters(path: Path) -> RelevanceParameters:
+    """Read a parameters file. Raises RelevanceParametersError for an unreadable one or another format."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RelevanceParametersError(f"cannot read relevance parameters {path}: {exc}") from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise RelevanceParametersError(f"{path}: relevance parameters of format {FORMAT} expected")
+    try:
+        models = {str(mode): RelevanceModel.from_dict(str(mode), m) for mode, m in data["models"].items()}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RelevanceParametersError(f"{path}: invalid relevance model: {exc}") from exc
+    return RelevanceParameters(str(data.get("profile", "")), models, str(path))
+
+
+@lru_cache(maxsize=16)
+def _cached(path: str, _mtime_ns: int) -> RelevanceParameters:
+    return load_parameters(Path(path))
+
+
+def parameters_at(path: Path) -> RelevanceParameters | None:
+    """The parameters of ``path`` (re-read when the file changes); None when there is no such file."""
+    try:
+        mtime = path.stat().st_mtime_ns
+    except OSError:
+        return None
+    return _cached(str(path), mtime)
+
+
+def resolve_model(data_path: Path, profile: str, mode: str, shipped: Path | None) -> RelevanceModel | None:
+    """The model of ``mode``: the data folder's :data:`USER_FILE` when it has one for the mode, else the
+    profile's ``shipped`` file; None when neither has one (the hits' relevance is then None)."""
+    for path in (data_path / USER_FILE, shipped):
+        params = parameters_at(path) if path is not None else None
+        if params is not None and mode in params.models:
+            return params.models[mode]
+    return None
+
+
+def missing_note(profile: str, mode: str) -> str:
+    """The warning of a response whose hits have no relevance."""
+    return (f"relevance: no fitted parameters for profile {profile!r} in mode {mode!r}; hits carry "
+            "relevance null (fit some with eagle-rag calibrate)")
+
+
+def fit(x: np.ndarray, y: np.ndarray, mode: str, fitted_on: str = "", c: float = 1.0) -> RelevanceModel:
+    """Fit an L2-regularised logistic regression on feature rows ``x`` and labels ``y`` (1 relevant, 0 not)
+    and express it on the raw features.
+
+    The objective is scikit-learn's ``LogisticRegression(C=c)`` on standardised features,
+    ``c * sum(log(1 + exp(z)) - y * z) + |w|^2 / 2`` with ``z = b + w . x_std``, minimised by SciPy's
+    L-BFGS-B (scikit-learn is not a dependency of the install) with the bound ``w >= 0`` on every
+    monotone feature (:data:`MONOTONE`): those the bound holds at 0 are named in ``clipped``. A feature
+    that does not vary in ``x`` gets no coefficient. Raises ValueError when ``y`` holds one class.
+    """
+    if len(set(y.tolist())) < 2:
+        raise ValueError("calibration needs relevant and non-relevant hits; the judged hits hold one class")
+    active = [i for i in range(len(FEATURES)) if np.ptp(x[:, i]) > 0]
+    mean, scale = x[:, active].mean(axis=0), x[:, active].std(axis=0)
+    z_x = np.hstack([(x[:, active] - mean) / scale, np.ones((len(y), 1))])
+
+    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        z = z_x @ theta
+        loss = c * float(np.sum(np.logaddexp(0.0, z) - y * z)) + 0.5 * float(theta[:-1] @ theta[:-1])
+        grad = c * (z_x.T @ (expit(z) - y))
+        grad[:-1] += theta[:-1]
+        return loss, grad
+
+    bounds = [(0.0, None) if FEATURES[i] in MONOTONE else (None, None) for i in active] + [(None, None)]
+    result = minimize(objective, np.zeros(len(active) + 1), jac=True, method="L-BFGS-B", bounds=bounds)
+    if not result.success:
+        raise ValueError(f"the relevance fit did not converge: {result.message}")
+    coef = result.x[:-1] / scale
+    intercept = float(result.x[-1] - float(coef @ mean))
+    clipped = tuple(FEATURES[i] for i, w in zip(active, result.x[:-1], strict=True)
+                    if FEATURES[i] in MONOTONE and w <= 1e-12)
+    coefficients = {FEATURES[i]: float(w) for i, w in zip(active, coef, strict=True)}
+    return RelevanceModel(mode=mode, coefficients=coefficients, intercept=intercept, fitted_on=fitted_on,
+                          samples=len(y), positives=int(np.sum(y)), clipped=clipped)

@@ -1,0 +1,201 @@
+"""The calibrated probability of relevance on every hit (issue 38): features from the trail, the fitted
+model and its monotone rule, the parameters file, ``eagle-rag calibrate``, ``min_relevance`` and
+``expected_relevant``."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from eagle_rag.engine import Engine
+from eagle_rag.errors import InvalidRequest
+from eagle_rag.retrieve import relevance
+from eagle_rag.retrieve.relevance import FEATURES, RelevanceModel, RelevanceParametersError, features
+from eagle_rag.settings import load_settings
+from eagle_rag.types import MatchKind, SearchMode, SearchRequest, StageScore
+from tests.client.helpers import cli_env
+from tests.evaluation.test_beir import beir_folder
+
+FULL_TRAIL = (StageScore("bm25", 4, 7.5), StageScore("dense", 2, 0.71), StageScore("sentence", 1, 0.75),
+              StageScore("hybrid_rrf", 2, 0.028), StageScore("cross_encoder", 1, 1.13),
+              StageScore("rerank_t2", 1, 4.7, {"ce_norm": 1.0, "li_norm": 0.96, "entity": 1.0, "section": 0.0}))
+
+
+@pytest.mark.unit
+def test_features_read_the_trail():
+    x = dict(zip(FEATURES, features(FULL_TRAIL, MatchKind.EXACT, 3), strict=True))
+    # position 3 -> ln 3; bm25 rank 4 -> 1/4; the best cosine of dense (0.71) and sentence (0.75)
+    assert x["position_log"] == pytest.approx(math.log(3))
+    assert (x["bm25_rr"], x["dense_rr"], x["sentence_rr"]) == (0.25, 0.5, 1.0)
+    assert x["cosine"] == pytest.approx(0.75) and x["cross_encoder"] == pytest.approx(1.13)
+    assert (x["cross_encoder_ran"], x["ce_norm"], x["li_norm"], x["entity"], x["exact_match"]) == (1, 1, .96, 1, 1)
+    # a stage skipped for the language counts as absent
+    skipped = (StageScore("dense", 1, 0.5), StageScore("cross_encoder", 1, 0.5, skipped="language"))
+    y = dict(zip(FEATURES, features(skipped, MatchKind.SEMANTIC, 1), strict=True))
+    assert (y["cross_encoder"], y["cross_encoder_ran"], y["position_log"], y["bm25_rr"]) == (0, 0, 0, 0)
+
+
+@pytest.mark.unit
+def test_the_probability_is_the_logistic_of_the_weighted_features():
+    model = RelevanceModel("full", {"cross_encoder": 2.0, "position_log": -1.0}, intercept=0.5)
+    x = features(FULL_TRAIL, MatchKind.PARTIAL, 1)
+    # 0.5 + 2.0 * 1.13 - 1.0 * ln(1) = 2.76 -> 1 / (1 + e^-2.76) = 0.94047
+    assert model.probability(x) == pytest.approx(1 / (1 + math.exp(-2.76)))
+    assert model.probability(x) == pytest.approx(0.94047, abs=1e-5)
+
+
+def _synthetic(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Rows where relevance rises with the cross-encoder score and, against the rule, falls with the cosine."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(400, len(FEATURES)))
+    ce, cos = FEATURES.index("cross_encoder"), FEATURES.index("cosine")
+    y = (1.5 * x[:, ce] - 2.0 * x[:, cos] + rng.normal(size=400) > 0).astype(int)
+    return x, y
+
+
+@pytest.mark.unit
+def test_the_fit_keeps_monotone_features_non_negative_and_probabilities_in_0_1():
+    x, y = _synthetic()
+    model = relevance.fit(x, y, "full")
+    assert model.coefficients["cross_encoder"] > 0.5
+    # the data says "a higher cosine lowers it": the bound holds it at 0 and names it
+    assert model.coefficients["cosine"] == 0.0 and "cosine" in model.clipped
+    assert "cross_encoder" not in model.clipped
+    probabilities = [model.probability(row) for row in x]
+    assert all(0.0 <= p <= 1.0 for p in probabilities)
+    # monotone: raising the cross-encoder score of every row never lowers its probability
+    ce = FEATURES.index("cross_encoder")
+    for step in (0.1, 1.0, 5.0):
+        higher = x.copy()
+        higher[:, ce] += step
+        assert all(model.probability(h) >= p for h, p in zip(higher, probabilities, strict=True))
+    with pytest.raises(ValueError, match="one class"):
+        relevance.fit(x, np.zeros(len(x), dtype=int), "full")
+
+
+@pytest.mark.unit
+def test_parameters_round_trip_and_a_negative_monotone_coefficient_is_refused(tmp_path: Path):
+    model = RelevanceModel("hybrid", {"cosine": 1.5, "bm25_rr": 0.7}, -2.0, fitted_on="x", samples=10, positives=3)
+    path = tmp_path / "p.json"
+    relevance.RelevanceParameters("general", {"hybrid": model}).save(path)
+    assert relevance.load_parameters(path).models["hybrid"] == model
+    assert relevance.resolve_model(tmp_path, "general", "hybrid", path) == model
+    assert relevance.resolve_model(tmp_path, "general", "bm25", path) is None
+    data = json.loads(path.read_text())
+    data["models"]["hybrid"]["coefficients"]["cross_encoder"] = -0.1
+    path.write_text(json.dumps(data))
+    with pytest.raises(RelevanceParametersError, match="monotone feature.*cross_encoder"):
+        relevance.load_parameters(path)
+    path.write_text(json.dumps({**data, "format": 99}))
+    with pytest.raises(RelevanceParametersError, match="format 1"):
+        relevance.load_parameters(path)
+
+
+@pytest.mark.unit
+def test_the_shipped_parameters_load_and_keep_the_monotone_rule():
+    import importlib.util
+
+    spec = importlib.util.find_spec("eagle_rag_biomed")  # the plugin's data folder, without importing it
+    assert spec is not None and spec.origin is not None
+    for path in (Path(spec.origin).parent / "data" / "relevance_biomed.json", relevance.GENERAL_FILE):
+        if path.is_file():
+            params = relevance.load_parameters(path)
+            assert params.models and all(m.samples > 0 for m in params.models.values())
+
+
+# --------------------------------------------------------------------------- calibrate and search
+
+
+def _judged(root: Path, name: str, shift: int) -> Path:
+    """Qrels where query i judges document (i + shift) mod 5 relevant."""
+    path = root / f"{name}.tsv"
+    path.write_text("".join(f"q{i}\td{(i + shift) % 5}\t1\n" for i in range(5)))
+    return path
+
+
+def _calibrate(root: Path, data: Path, qrels: Path) -> str:
+    from eagle_rag.cli import main
+
+    with pytest.MonkeyPatch.context() as patch:
+        import eagle_rag.cli_logging
+
+        patch.setattr(eagle_rag.cli_logging, "setup", lambda verbose: None)
+        for name, value in cli_env(data).items():
+            patch.setenv(name, value)
+        with pytest.raises(SystemExit) as ended:
+            main(["calibrate", "--queries", str(root / "queries.jsonl"), "--qrels", str(qrels), "--corpus",
+                  str(root / "corpus.jsonl"), "--mode", "hybrid", "--data-dir", str(data)])
+        assert ended.value.code in (0, None)
+    return (data / relevance.USER_FILE).read_text()
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """A five-document BEIR folder, indexed and calibrated in hybrid mode (query i judges document i)."""
+    tmp = tmp_path_factory.mktemp("relevance")
+    root = beir_folder(tmp / "b")
+    _calibrate(root, tmp / "data", _judged(tmp, "same", 0))
+    yield root, tmp / "data"
+
+
+def _engine(data: Path) -> Engine:
+    return Engine(load_settings(environ=cli_env(data), overrides={"data_dir": str(data)}))
+
+
+@pytest.mark.integration
+def test_calibrate_fits_and_min_relevance_drops_and_counts(calibrated: tuple[Path, Path]):
+    _root, data = calibrated
+    written = json.loads((data / relevance.USER_FILE).read_text())
+    assert written["format"] == 1 and written["models"]["hybrid"]["samples"] == 25
+    assert written["models"]["hybrid"]["positives"] == 5
+    with _engine(data) as engine:
+        answer = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID))
+        assert len(answer.hits) == 5
+        top, rest = answer.hits[0], answer.hits[1:]
+        assert top.document_id == "d0" and top.relevance is not None and top.relevance > 0.5
+        assert all(h.relevance is not None and h.relevance < 0.5 for h in rest)
+        assert answer.expected_relevant == pytest.approx(sum(h.relevance or 0 for h in answer.hits), abs=1e-3)
+        kept = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID, min_relevance=0.5))
+        assert [h.document_id for h in kept.hits] == ["d0"] and kept.dropped["min_relevance"] == 4
+        assert kept.hits[0].relevance == top.relevance and kept.total == 1
+        nothing = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID, min_relevance=1.0))
+        assert nothing.hits == () and nothing.dropped["min_relevance"] == 5
+        assert nothing.empty_reason is not None and nothing.empty_reason.startswith("no hit reached min_relevance 1.0")
+        for bad in (1.5, -0.1, "high", True):
+            with pytest.raises(InvalidRequest, match="min_relevance"):
+                engine.search(SearchRequest(query="aspirin", mode=SearchMode.HYBRID, min_relevance=bad))  # type: ignore[arg-type]
+
+
+@pytest.mark.integration
+def test_a_mode_without_parameters_says_so(calibrated: tuple[Path, Path]):
+    _root, data = calibrated
+    with _engine(data) as engine:
+        answer = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.BM25))
+        assert answer.hits and all(h.relevance is None for h in answer.hits)
+        assert answer.expected_relevant is None
+        assert any("no fitted parameters for profile 'general' in mode 'bm25'" in w for w in answer.warnings)
+        with pytest.raises(InvalidRequest, match="min_relevance cannot apply: relevance: no fitted parameters"):
+            engine.search(SearchRequest(query="aspirin", mode=SearchMode.BM25, min_relevance=0.5))
+
+
+@pytest.mark.integration
+def test_calibrate_refits_from_other_judgements_and_changes_the_answers(calibrated: tuple[Path, Path],
+                                                                       tmp_path: Path):
+    root, shared = calibrated
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(shared, data)
+    with _engine(data) as engine:
+        before = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID)).hits[0]
+    # now each query judges the next document, one that does not hold the query's word
+    _calibrate(root, data, _judged(tmp_path, "next", 1))
+    with _engine(data) as engine:
+        after = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID, min_relevance=0.5))
+    assert before.document_id == "d0" and before.relevance is not None and before.relevance > 0.5
+    assert "d0" not in [h.document_id for h in after.hits] and after.dropped["min_relevance"] >= 1
