@@ -49,6 +49,21 @@ def test_the_probability_is_the_logistic_of_the_weighted_features():
     assert model.probability(x) == pytest.approx(0.94047, abs=1e-5)
 
 
+@pytest.mark.unit
+def test_calibration_knots_map_the_score_to_the_probability():
+    model = RelevanceModel("full", {"cross_encoder": 1.0}, 0.0, calibration=((-1.0, 0.1), (1.0, 0.9)))
+    trail = (StageScore("cross_encoder", 1, 0.0),)
+    # z = 0 + 1.0 * 0.0 = 0, halfway between the knots: 0.1 + (0 - -1) / (1 - -1) * (0.9 - 0.1) = 0.5
+    assert model.probability(features(trail, MatchKind.PARTIAL, 1)) == pytest.approx(0.5)
+    # beyond the last knot: its value
+    assert model.probability(features((StageScore("cross_encoder", 1, 7.0),), MatchKind.PARTIAL, 1)) == 0.9
+    with pytest.raises(RelevanceParametersError, match="knots"):
+        RelevanceModel("full", {}, 0.0, calibration=((0.0, 0.6), (1.0, 0.4)))
+    knots = relevance.isotonic_knots(np.array([0.0, 1.0, 1.0, 2.0, 3.0]), np.array([0, 1, 0, 1, 1]))
+    # the tie at z = 1 shares its mean 0.5; the pool adjacent violators give 0, 0.5, 0.5, 1, 1
+    assert knots == ((0.0, 0.0), (1.0, 0.5), (2.0, 1.0), (3.0, 1.0))
+
+
 def _synthetic(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Rows where relevance rises with the cross-encoder score and, against the rule, falls with the cosine."""
     rng = np.random.default_rng(seed)
@@ -163,9 +178,10 @@ def test_calibrate_fits_and_min_relevance_drops_and_counts(calibrated: tuple[Pat
         kept = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID, min_relevance=0.5))
         assert [h.document_id for h in kept.hits] == ["d0"] and kept.dropped["min_relevance"] == 4
         assert kept.hits[0].relevance == top.relevance and kept.total == 1
-        nothing = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID, min_relevance=1.0))
+        # a query no document holds a word of: only dense hits, none judged like a relevant one
+        nothing = engine.search(SearchRequest(query="zebra", top_k=5, mode=SearchMode.HYBRID, min_relevance=0.5))
         assert nothing.hits == () and nothing.dropped["min_relevance"] == 5
-        assert nothing.empty_reason is not None and nothing.empty_reason.startswith("no hit reached min_relevance 1.0")
+        assert nothing.empty_reason is not None and nothing.empty_reason.startswith("no hit reached min_relevance 0.5")
         for bad in (1.5, -0.1, "high", True):
             with pytest.raises(InvalidRequest, match="min_relevance"):
                 engine.search(SearchRequest(query="aspirin", mode=SearchMode.HYBRID, min_relevance=bad))  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ enforces it with the bound ``w >= 0`` on their coefficients (those held at 0 are
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import isotonic_regression, minimize
 from scipy.special import expit
 
 from eagle_rag.types import MatchKind, StageScore
@@ -82,7 +83,9 @@ def features(trail: Sequence[StageScore], match: MatchKind, position: int) -> np
 
 @dataclass(frozen=True)
 class RelevanceModel:
-    """A fitted logistic model on the raw features: ``p = 1 / (1 + exp(-(intercept + sum(w_i * x_i))))``."""
+    """A fitted model on the raw features. Its score is ``z = intercept + sum(w_i * x_i)``; the probability
+    is ``1 / (1 + exp(-z))``, or, with ``calibration`` (isotonic knots ``(z, p)``, ``z`` increasing, ``p``
+    non-decreasing), ``p`` interpolated linearly between the knots at ``z`` (the end values beyond them)."""
 
     mode: str
     coefficients: Mapping[str, float]
@@ -91,6 +94,7 @@ class RelevanceModel:
     samples: int = 0
     positives: int = 0
     clipped: tuple[str, ...] = ()
+    calibration: tuple[tuple[float, float], ...] = ()
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.coefficients) - set(FEATURES))
@@ -101,22 +105,36 @@ class RelevanceModel:
             raise RelevanceParametersError(
                 f"relevance model for mode {self.mode}: negative coefficient for monotone feature(s) "
                 f"{', '.join(negative)} (a higher score would lower the probability); refit it")
+        z, p = [k[0] for k in self.calibration], [k[1] for k in self.calibration]
+        if any(b <= a for a, b in itertools.pairwise(z)) or any(b < a for a, b in itertools.pairwise(p)) or any(
+                not 0.0 <= v <= 1.0 for v in p):
+            raise RelevanceParametersError(f"relevance model for mode {self.mode}: the calibration knots must "
+                                           "rise in z and not fall in p, within [0, 1]")
+
+    def score(self, x: np.ndarray) -> float:
+        """``z`` of one feature vector (order :data:`FEATURES`)."""
+        weights = np.array([self.coefficients.get(n, 0.0) for n in FEATURES])
+        return float(self.intercept + weights @ x)
 
     def probability(self, x: np.ndarray) -> float:
         """The probability of relevance of one feature vector (order :data:`FEATURES`)."""
-        weights = np.array([self.coefficients.get(n, 0.0) for n in FEATURES])
-        return float(1.0 / (1.0 + math.exp(-float(self.intercept + weights @ x))))
+        z = self.score(x)
+        if self.calibration:
+            return float(np.interp(z, [k[0] for k in self.calibration], [k[1] for k in self.calibration]))
+        return float(expit(z))
 
     def to_dict(self) -> dict[str, Any]:
         return {"coefficients": dict(self.coefficients), "intercept": self.intercept, "fitted_on": self.fitted_on,
-                "samples": self.samples, "positives": self.positives, "clipped": list(self.clipped)}
+                "samples": self.samples, "positives": self.positives, "clipped": list(self.clipped),
+                "calibration": [list(k) for k in self.calibration]}
 
     @classmethod
     def from_dict(cls, mode: str, data: Mapping[str, Any]) -> RelevanceModel:
         return cls(mode=mode, coefficients={str(k): float(v) for k, v in dict(data["coefficients"]).items()},
                    intercept=float(data["intercept"]), fitted_on=str(data.get("fitted_on", "")),
                    samples=int(data.get("samples", 0)), positives=int(data.get("positives", 0)),
-                   clipped=tuple(data.get("clipped") or ()))
+                   clipped=tuple(data.get("clipped") or ()),
+                   calibration=tuple((float(z), float(p)) for z, p in data.get("calibration") or ()))
 
 
 @dataclass(frozen=True)
@@ -180,7 +198,8 @@ def missing_note(profile: str, mode: str) -> str:
             "relevance null (fit some with eagle-rag calibrate)")
 
 
-def fit(x: np.ndarray, y: np.ndarray, mode: str, fitted_on: str = "", c: float = 1.0) -> RelevanceModel:
+def fit(x: np.ndarray, y: np.ndarray, mode: str, fitted_on: str = "", c: float = 1.0,
+        isotonic: bool = True) -> RelevanceModel:
     """Fit an L2-regularised logistic regression on feature rows ``x`` and labels ``y`` (1 relevant, 0 not)
     and express it on the raw features.
 
@@ -188,7 +207,9 @@ def fit(x: np.ndarray, y: np.ndarray, mode: str, fitted_on: str = "", c: float =
     ``c * sum(log(1 + exp(z)) - y * z) + |w|^2 / 2`` with ``z = b + w . x_std``, minimised by SciPy's
     L-BFGS-B (scikit-learn is not a dependency of the install) with the bound ``w >= 0`` on every
     monotone feature (:data:`MONOTONE`): those the bound holds at 0 are named in ``clipped``. A feature
-    that does not vary in ``x`` gets no coefficient. Raises ValueError when ``y`` holds one class.
+    that does not vary in ``x`` gets no coefficient. With ``isotonic``, SciPy's isotonic regression of the
+    labels on ``z`` then maps the score to the probability (:func:`isotonic_knots`; measured better
+    calibrated on held-out queries, bench/README.md). Raises ValueError when ``y`` holds one class.
     """
     if len(set(y.tolist())) < 2:
         raise ValueError("calibration needs relevant and non-relevant hits; the judged hits hold one class")
@@ -212,5 +233,18 @@ def fit(x: np.ndarray, y: np.ndarray, mode: str, fitted_on: str = "", c: float =
     clipped = tuple(FEATURES[i] for i, w in zip(active, result.x[:-1], strict=True)
                     if FEATURES[i] in MONOTONE and w <= 1e-12)
     coefficients = {FEATURES[i]: float(w) for i, w in zip(active, coef, strict=True)}
+    knots = isotonic_knots(x[:, active] @ coef + intercept, y) if isotonic else ()
     return RelevanceModel(mode=mode, coefficients=coefficients, intercept=intercept, fitted_on=fitted_on,
-                          samples=len(y), positives=int(np.sum(y)), clipped=clipped)
+                          samples=len(y), positives=int(np.sum(y)), clipped=clipped, calibration=knots)
+
+
+def isotonic_knots(z: np.ndarray, y: np.ndarray) -> tuple[tuple[float, float], ...]:
+    """The knots ``(z, p)`` of the isotonic (non-decreasing) regression of ``y`` on ``z`` (SciPy): ties in
+    ``z`` share the mean of their fitted values, and only both ends of every flat run are kept."""
+    order = np.argsort(z, kind="stable")
+    fitted = isotonic_regression(y[order].astype(float)).x
+    values, inverse = np.unique(z[order], return_inverse=True)
+    means = np.bincount(inverse, weights=fitted) / np.bincount(inverse)
+    keep = [i for i in range(len(values))
+            if i in (0, len(values) - 1) or means[i] != means[i - 1] or means[i] != means[i + 1]]
+    return tuple((float(values[i]), round(float(means[i]), 6)) for i in keep)
