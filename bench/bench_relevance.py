@@ -51,26 +51,47 @@ def _pairs(values: list[str]) -> list[tuple[str, Path]]:
     return [(v.split("=", 1)[0], Path(v.split("=", 1)[1])) for v in values]
 
 
+def _complete_queries(root: Path | None, split: str) -> set[str] | None:
+    """The queries of a BEIR folder whose every relevant document is in its corpus (None: no folder given).
+
+    A sub-corpus (/work/idx/bioasq_sub) holds every judged document of some queries only; on the others an
+    absent relevant document would make the unjudged-as-irrelevant labels wrong, so they are left out."""
+    if root is None:
+        return None
+    with (root / "corpus.jsonl").open(encoding="utf-8") as fh:
+        ids = {json.loads(line)["_id"] for line in fh if line.strip()}
+    qrels, _ = beir.read_judgements(root / "queries.jsonl", root / "qrels" / f"{split}.tsv")
+    return {q for q, docs in qrels.items() if set(docs) <= ids}
+
+
+def _load(paths: str, keep: set[str] | None) -> list[calibrate.JudgedHit]:
+    hits = [h for p in paths.split(",") for h in calibrate.load_hits(Path(p))]
+    return [h for h in hits if keep is None or h.query_id in keep]
+
+
 def _fit(args: argparse.Namespace) -> None:
     models = {}
+    keep = _complete_queries(args.complete_in, args.split)
     for mode, path in _pairs(args.train):
-        hits = [h for p in path.as_posix().split(",") for h in calibrate.load_hits(Path(p))]
+        hits = _load(path.as_posix(), keep)
         models[mode] = calibrate.fit_samples(hits, SearchMode.from_str(mode), args.fitted_on or str(path))
-        print(mode, json.dumps(models[mode].to_dict()))
+        print(f"{mode}: {len({h.query_id for h in hits})} queries", json.dumps(models[mode].to_dict()))
     relevance.RelevanceParameters(args.profile, models).save(args.out)
 
 
 def _report(args: argparse.Namespace) -> None:
     params = relevance.load_parameters(args.params)
-    print(f"{'test set':<28} {'mode':<7} {'hits':>5} {'ECE':>7} {'Brier':>7} {'top>=.5':>8} {'right':>6}")
+    keep = _complete_queries(args.complete_in, args.split)
+    print(f"{'test set':<24} {'mode':<7} {'queries':>7} {'hits':>5} {'ECE':>7} {'Brier':>7} {'top>=.5':>8} "
+          f"{'right':>6}")
     for label, path in _pairs(args.test):
-        mode = label.split(":")[-1]
-        hits = calibrate.load_hits(path)
+        name, mode = label.split(":") if ":" in label else (Path(path.as_posix().split(",")[0]).stem, label)
+        hits = _load(path.as_posix(), keep)
         r = calibrate.reliability(params.models[mode], hits)
-        print(f"{path.stem:<28} {mode:<7} {r.hits:>5} {r.ece:>7.4f} {r.brier:>7.4f} {r.confident_queries:>8} "
-              f"{r.confident_right:>6.3f}")
+        print(f"{name:<24} {mode:<7} {len({h.query_id for h in hits}):>7} {r.hits:>5} {r.ece:>7.4f} "
+              f"{r.brier:>7.4f} {r.confident_queries:>8} {r.confident_right:>6.3f}")
         if args.png_dir:
-            _diagram(r, f"{path.stem} ({mode})", args.png_dir / f"{path.stem}.png")
+            _diagram(r, f"{name} ({mode})", args.png_dir / f"{name}_{mode}.png")
 
 
 def _diagram(r: calibrate.Reliability, title: str, out: Path) -> None:
@@ -112,11 +133,16 @@ def main() -> None:
     f.add_argument("--train", action="append", required=True, help="MODE=FILE[,FILE...]")
     f.add_argument("--fitted-on", default="")
     f.add_argument("--out", type=Path, required=True)
+    f.add_argument("--complete-in", type=Path, help="BEIR folder: keep the queries all of whose relevant "
+                   "documents its corpus holds")
+    f.add_argument("--split", default="test")
     f.set_defaults(func=_fit)
     r = sub.add_parser("report")
     r.add_argument("--params", type=Path, required=True)
     r.add_argument("--test", action="append", required=True, help="[NAME:]MODE=FILE")
     r.add_argument("--png-dir", type=Path)
+    r.add_argument("--complete-in", type=Path, help="as for fit")
+    r.add_argument("--split", default="test")
     r.set_defaults(func=_report)
     args = parser.parse_args()
     args.func(args)

@@ -199,6 +199,9 @@ def search(query: Annotated[str, typer.Argument(help="the search text")],
                                                                 "relevance only, 0: novelty only)")] = None,
            facet: Annotated[list[Facet] | None, typer.Option("--facet", help="count this attribute over every "
                                                              "matching hit (repeat for several)")] = None,
+           min_relevance: Annotated[float | None, typer.Option("--min-relevance", min=0.0, max=1.0, help="drop "
+                                                               "hits whose relevance is under this probability")]
+           = None,
            url: Url = None, api_key: ApiKey = None, local: Local = False) -> None:
     """Search the index (through the server that owns the data folder, when one runs)."""
     from eagle_rag.connect import open_backend
@@ -216,7 +219,8 @@ def search(query: Annotated[str, typer.Argument(help="the search text")],
                             chunk_types=tuple(chunk_type or ()), sections=tuple(section or ()),
                             doc_types=tuple(doc_type or ()), published_from=published_from,
                             published_to=published_to, recency=recency, max_per_document=max_per_document,
-                            diversity=diversity, facets=tuple(f.value for f in facet or ()))
+                            diversity=diversity, facets=tuple(f.value for f in facet or ()),
+                            min_relevance=min_relevance)
     settings, target = target_for(url, api_key, local)
     check_page(settings, k, offset)
     with open_backend(settings, target, "search") as backend:
@@ -276,20 +280,28 @@ def print_response(response: Any, explain: bool = False) -> None:
     for rank, hit in enumerate(response.hits, start=response.offset + 1):
         snippet = " ".join(hit.text.split())[:160]
         name = f"{hit.kb_name}/{hit.document_id}" if several_kbs else hit.document_id
-        console.print(f"[bold]{rank}.[/] {hit.score:.4f} [cyan]{escape(name)}[/] [dim]{escape(hit.path)}[/] "
-                      f"({hit.match.value}, {hit.collection})")
+        console.print(f"[bold]{rank}.[/] {relevance_text(hit.relevance):>4} {hit.score:.4f} [cyan]{escape(name)}[/] "
+                      f"[dim]{escape(hit.path)}[/] ({hit.match.value}, {hit.collection})")
         console.print(f"   {snippet}")
         if explain:
+            console.print(f"   [dim]relevance: {relevance_text(hit.relevance)} (calibrated probability that the hit "
+                          "is relevant; score is the last stage's)[/]")
             for entry in hit.trail:
                 console.print(f"   [dim]{escape(trail_line(entry))}[/]", soft_wrap=True)
     print_summary(response)
+
+
+def relevance_text(value: float | None) -> str:
+    """``87%`` for a relevance of 0.87, ``-`` for none (no model for the profile and mode)."""
+    return "-" if value is None else f"{value:.0%}"
 
 
 def _print_dropped(response: Any) -> None:
     dropped = getattr(response, "dropped", {}) or {}
     reasons = {"semantic_floor": "semantic-only hits under the cosine floor",
                "filters": "chunks outside the metadata filters",
-               "max_per_document": "chunks beyond --max-per-document"}
+               "max_per_document": "chunks beyond --max-per-document",
+               "min_relevance": "hits under --min-relevance"}
     parts = [f"{n} {reasons.get(name, name)}" for name, n in dropped.items() if n]
     if parts:
         console.print(f"[dim]dropped: {'; '.join(parts)}[/]")
@@ -299,7 +311,10 @@ def print_summary(response: Any) -> None:
     """One line: which hits of how many, whether the list is complete; then what was dropped."""
     first, last = response.offset + 1, response.offset + len(response.hits)
     bound = "" if response.total_relation.value == "eq" else "at least "
-    console.print(f"hits {first}-{last} of {bound}{response.total}; exhaustive: {str(response.exhaustive).lower()}")
+    expected = getattr(response, "expected_relevant", None)
+    relevant = "" if expected is None else f"; expected relevant: {expected:.1f}"
+    console.print(f"hits {first}-{last} of {bound}{response.total}; exhaustive: {str(response.exhaustive).lower()}"
+                  f"{relevant}")
     _print_dropped(response)
     print_facets(response)
 

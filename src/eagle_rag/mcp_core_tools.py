@@ -36,14 +36,20 @@ def guidance(response: SearchResponse, max_top_k: int) -> str:
         said = f"No results: {why}" + (f" ({excluded})" if excluded else "")
         if response.offset and response.total:
             return f"{said}. Ask an offset below {response.total}."
+        if response.dropped.get("min_relevance"):
+            return f"{said}. Lower min_relevance, or rephrase the query."
         if response.exhaustive:
             return f"{said}. The list is complete; repeating this query will not find more."
         return (f"{said}. Candidates beyond those searched may still match weakly: try mode bm25 for term "
                 "matches, or a more specific query.")
+    expected = ("" if response.expected_relevant is None else
+                f"About {response.expected_relevant:.1f} of these {len(response.hits)} hits are relevant "
+                "(expected_relevant, the sum of the hits' relevance); read the hits in order and stop where "
+                "relevance falls low. ")
     if response.exhaustive:
-        return "This list is complete: every match is listed; a larger top_k finds nothing more."
-    return (f"More matches may exist: ask the next page (offset + top_k), raise top_k (at most {max_top_k}) "
-            "or narrow the query or kb_names to see them.")
+        return expected + "This list is complete: every match is listed; a larger top_k finds nothing more."
+    return expected + (f"More matches may exist: ask the next page (offset + top_k), raise top_k (at most "
+                       f"{max_top_k}) or narrow the query or kb_names to see them.")
 
 
 def format_search(response: SearchResponse, text_chars: int, max_top_k: int) -> dict[str, Any]:
@@ -55,7 +61,7 @@ def format_search(response: SearchResponse, text_chars: int, max_top_k: int) -> 
         item = {"rank": rank, "chunk_id": hit.id, "document_id": hit.document_id,
                 "document_name": str(hit.metadata.get("document_name", "")), "path": hit.path,
                 "kb_name": str(hit.metadata.get("kb_name", "")), "collection": hit.collection,
-                "score": hit.score, "match": hit.match.value, "text": text[:text_chars],
+                "score": hit.score, "relevance": hit.relevance, "match": hit.match.value, "text": text[:text_chars],
                 "text_truncated": len(text) > text_chars}
         if hit.trail:
             item["trail"] = [{"stage": e.stage, "rank": e.rank, "score": e.score,
@@ -63,7 +69,8 @@ def format_search(response: SearchResponse, text_chars: int, max_top_k: int) -> 
         hits.append(item)
     return {"query": response.query, "mode": response.mode.value, "hits": hits, "total": response.total,
             "total_relation": response.total_relation.value, "offset": response.offset,
-            "exhaustive": response.exhaustive,
+            "exhaustive": response.exhaustive, "expected_relevant": response.expected_relevant,
+            **({"dropped": dict(response.dropped)} if response.dropped else {}),
             "empty_reason": response.empty_reason, "excluded_by_filter": dict(response.excluded_by_filter),
             **({"filter_values": dict(response.filter_values)} if response.filter_values else {}),
             **({"facets": {name: dict(counts) for name, counts in response.facets.items()}} if response.facets else {}),
@@ -118,6 +125,10 @@ def search_schema(engine: Engine) -> dict[str, Any]:
         "facets": {"type": "array", "uniqueItems": True, "items": {"type": "string", "enum": [f.value for f in Facet]},
                    "description": "count these attributes over every matching hit (not only this page), to "
                                   "narrow with the filters"},
+        "min_relevance": {"type": "number", "minimum": 0, "maximum": 1,
+                          "description": "drop hits whose relevance (the probability that a person would judge "
+                                         "the hit relevant) is under this, e.g. 0.5 for likely-relevant only; "
+                                         "the number dropped is in dropped.min_relevance"},
     }
     return {"type": "object", "properties": properties, "required": ["query"]}
 
@@ -126,14 +137,16 @@ def search_request(query: str, top_k: int, mode: str = SearchMode.HYBRID.value, 
                    kb_names: list[str] | None = None, offset: int = 0, explain: bool = False,
                    published_from: str | None = None, published_to: str | None = None,
                    recency: float | None = None, max_per_document: int | None = None,
-                   diversity: float | None = None, **lists: Any) -> SearchRequest:
+                   diversity: float | None = None, min_relevance: float | None = None,
+                   **lists: Any) -> SearchRequest:
     """The :class:`SearchRequest` of ``core_search``'s arguments (``kb_name`` joins ``kb_names``; the list
     arguments, filters and ``facets``, become tuples)."""
     kbs = list(dict.fromkeys([*(kb_names or ()), *([kb_name] if kb_name else [])]))
     filters: dict[str, Any] = {name: tuple(values) for name, values in lists.items()}
     return SearchRequest(query=query, top_k=top_k, mode=service.parse_mode(mode), kb_names=tuple(kbs),
                          offset=offset, explain=explain, published_from=published_from, published_to=published_to,
-                         recency=recency, max_per_document=max_per_document, diversity=diversity, **filters)
+                         recency=recency, max_per_document=max_per_document, diversity=diversity,
+                         min_relevance=min_relevance, **filters)
 
 
 def core_tools(engine: Engine) -> list[McpTool]:
@@ -162,7 +175,10 @@ def core_tools(engine: Engine) -> list[McpTool]:
                 "(max_per_document), diverse results (diversity) and value counts to narrow by (facets). "
                 "Returns ranked evidence chunks with their document and section path, "
                 "says whether the list is complete (`exhaustive`) and, when empty, why; `guidance` says whether "
-                "to search on. Read-only.", search_schema(engine), core_search, title="Search documents"),
+                "to search on. Each hit's `relevance` is the calibrated probability that a person would judge "
+                "it relevant (0-1; null when no model is fitted for the profile and mode); `expected_relevant` "
+                "is their sum, the number of relevant hits to expect; pass `min_relevance` to keep only hits "
+                "at least that likely. Read-only.", search_schema(engine), core_search, title="Search documents"),
         McpTool("core_get_document", "The registry record of one document (name, kb, source, status, chunk "
                 "count, tags), named by a hit's document_id and kb_name. Read-only.", document_schema,
                 core_get_document, title="Get a document",

@@ -17,7 +17,7 @@ from eagle_rag.errors import InvalidRequest
 from eagle_rag.retrieve import relevance
 from eagle_rag.retrieve.relevance import FEATURES, RelevanceModel, RelevanceParametersError, features
 from eagle_rag.settings import load_settings
-from eagle_rag.types import MatchKind, SearchMode, SearchRequest, StageScore
+from eagle_rag.types import MatchKind, SearchHit, SearchMode, SearchRequest, SearchResponse, StageScore
 from tests.client.helpers import cli_env
 from tests.evaluation.test_beir import beir_folder
 
@@ -215,3 +215,47 @@ def test_calibrate_refits_from_other_judgements_and_changes_the_answers(calibrat
         after = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID, min_relevance=0.5))
     assert before.document_id == "d0" and before.relevance is not None and before.relevance > 0.5
     assert "d0" not in [h.document_id for h in after.hits] and after.dropped["min_relevance"] >= 1
+
+
+# --------------------------------------------------------------------------- surfaces
+
+
+def _answer() -> SearchResponse:
+    hits = tuple(SearchHit(f"c{i}", f"d{i}", "text", 0.03 - i / 100, "A > B", "eagle_text", MatchKind.PARTIAL,
+                           {"kb_name": "k"}, relevance=p, kb_name="k") for i, p in enumerate((0.9, 0.35)))
+    return SearchResponse("q", hits, 2, True, SearchMode.HYBRID, expected_relevant=1.25,
+                          dropped={"min_relevance": 3})
+
+
+@pytest.mark.unit
+def test_every_surface_carries_relevance_and_expected_relevant():
+    from eagle_rag.api.models import SearchBody, SearchResponseModel
+    from eagle_rag.integrations.search import SearchOptions, hit_metadata
+    from eagle_rag.mcp_core_tools import format_search, search_request
+
+    answer = _answer()
+    wire = answer.to_dict()
+    assert SearchResponse.from_dict(wire) == answer  # the client reads what the server writes
+    model = SearchResponseModel.model_validate({**wire, "hits": list(wire["hits"])})
+    assert model.hits[0].relevance == 0.9 and model.expected_relevant == 1.25
+    assert SearchBody(query="q", min_relevance=0.5).min_relevance == 0.5
+    # the range is the service's to refuse (400, as the other options); the schema shows it
+    schema = SearchBody.model_json_schema()["properties"]["min_relevance"]
+    assert (schema["minimum"], schema["maximum"]) == (0, 1)
+    agent = format_search(answer, 100, 50)
+    assert [h["relevance"] for h in agent["hits"]] == [0.9, 0.35] and agent["expected_relevant"] == 1.25
+    assert agent["guidance"].startswith("About 1.2 of these 2 hits are relevant")
+    assert search_request("q", 5, min_relevance=0.4).min_relevance == 0.4
+    assert hit_metadata(answer.hits[0], 1)["relevance"] == 0.9
+    assert SearchOptions.of(filters={"min_relevance": 0.7}).request("q").min_relevance == 0.7
+
+
+@pytest.mark.unit
+def test_the_cli_shows_relevance_as_a_column_in_explain_and_in_the_summary(capsys):
+    from eagle_rag.cli import print_response
+
+    print_response(_answer(), explain=True)
+    out = capsys.readouterr().out
+    assert "1.  90% 0.0300 d0" in out and "2.  35% 0.0200 d1" in out
+    assert "relevance: 90% (calibrated probability" in out
+    assert "expected relevant: 1.2" in out and "3 hits under --min-relevance" in out

@@ -134,6 +134,9 @@ class SearchBody(BaseModel):
     facets: list[Facet] = Field(default_factory=list, max_length=len(Facet),
                                 description="count these attributes over the whole matching set (every page): "
                                             "source_type, doc_type, section, year, kb")
+    min_relevance: float | None = Field(None, strict=True, json_schema_extra={"minimum": 0, "maximum": 1},
+                                        description="drop the hits whose relevance (probability) is under this; "
+                                                    "counted in dropped.min_relevance")
 
 
 class SearchBatchBody(BaseModel):
@@ -166,6 +169,8 @@ class SearchHitModel(BaseModel):
     match: MatchKind = Field(description="exact | alias | synonym | partial | semantic | lexical")
     metadata: dict[str, Any] = Field(default_factory=dict)
     trail: list[StageScoreModel] = Field(default_factory=list, description="present with explain=true")
+    relevance: float | None = Field(None, description="calibrated probability that a person would judge the "
+                                    "hit relevant (docs/api.md); null when the profile and mode have no model")
 
 
 class SearchResponseModel(BaseModel):
@@ -198,7 +203,9 @@ class SearchResponseModel(BaseModel):
     dropped: dict[str, int] = Field(default_factory=dict, description="candidates left out and why: "
                                     "semantic_floor (semantic-only hits under the cosine floor), filters "
                                     "(chunks the metadata filters removed), max_per_document (chunks of a "
-                                    "document beyond max_per_document)")
+                                    "document beyond max_per_document), min_relevance (hits under it)")
+    expected_relevant: float | None = Field(None, description="sum of the hits' relevance: how many relevant "
+                                            "hits to expect on this page (null without a relevance model)")
     warnings: list[str] = Field(default_factory=list, description="how the answer was degraded: a plugin "
                                 "stage that failed and was skipped, or an option this endpoint did not apply")
     facets: dict[str, dict[str, int]] = Field(

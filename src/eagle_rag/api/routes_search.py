@@ -38,7 +38,7 @@ def to_search_request(body: SearchBody) -> SearchRequest:
         source_types=tuple(body.source_types), chunk_types=tuple(body.chunk_types), sections=tuple(body.sections),
         doc_types=tuple(body.doc_types), published_from=body.published_from, published_to=body.published_to,
         image=image, recency=body.recency, max_per_document=body.max_per_document, diversity=body.diversity,
-        facets=tuple(f.value for f in body.facets),
+        facets=tuple(f.value for f in body.facets), min_relevance=body.min_relevance,
     )
 
 

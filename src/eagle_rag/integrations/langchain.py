@@ -4,7 +4,7 @@
 
     retriever = EagleRagRetriever(url="http://127.0.0.1:8000", kb_names=["demo"], mode="full", top_k=3)
     docs = retriever.invoke("imatinib dosage for chronic myeloid leukemia")
-    docs[0].metadata  # source, title, document_id, chunk_id, path, score, match, rank, kb_name, tags, ...
+    docs[0].metadata  # source, title, document_id, chunk_id, path, score, relevance, match, rank, kb_name, tags, ...
 
 An empty answer is logged as a warning (logger ``eagle_rag.integrations``) and sent to the run's
 callbacks as the custom event ``eagle_rag_empty_result`` (``on_custom_event``; data: ``empty_reason``,

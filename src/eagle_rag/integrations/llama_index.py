@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 dispatcher = get_dispatcher(__name__)
 
 
-NOT_FOR_LLM = ("document_id", "chunk_id", "score", "match", "rank", "kb_name", "collection", "tags")
+NOT_FOR_LLM = ("document_id", "chunk_id", "score", "relevance", "match", "rank", "kb_name", "collection", "tags")
 """Metadata keys left out of the text LlamaIndex shows a model or embeds (bookkeeping, not evidence)."""
 
 

@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("eagle_rag.integrations")
 FILTER_FIELDS = ("document_ids", "tags", "source_types", "chunk_types", "sections", "doc_types",
-                 "published_from", "published_to")
-"""The keys ``filters`` may hold (the filter fields of :class:`~eagle_rag.types.SearchRequest`)."""
+                 "published_from", "published_to", "min_relevance")
+"""The keys ``filters`` may hold (the filter fields of :class:`~eagle_rag.types.SearchRequest`; ``min_relevance``
+drops the hits less likely relevant than it)."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,8 @@ def hit_metadata(hit: SearchHit, rank: int) -> dict[str, Any]:
     meta = hit.metadata
     out: dict[str, Any] = {
         "source": hit_source(hit), "document_id": hit.document_id, "chunk_id": hit.id, "path": hit.path,
-        "score": hit.score, "match": hit.match.value, "rank": rank, "kb_name": str(meta.get("kb_name", "")),
+        "score": hit.score, "relevance": hit.relevance, "match": hit.match.value, "rank": rank,
+        "kb_name": str(meta.get("kb_name", "")),
         "document_name": str(meta.get("document_name", "")), "collection": hit.collection,
         "tags": [str(t) for t in meta.get("tags") or ()]}
     published = leading_date(next((meta[k] for k in PUBLISHED_KEYS if meta.get(k) not in (None, "")), None))

@@ -168,6 +168,16 @@ export function documentHref(kb, id) {
   return `#document/${encodeURIComponent(kb)}/${encodeURIComponent(id)}`;
 }
 
+/** The hit's relevance as a percentage (the calibrated probability); the raw score stays in the trail.
+ * Without a fitted model (relevance null) the raw score is shown, named as such. */
+function relevanceBadge(hit) {
+  if (hit.relevance === null || hit.relevance === undefined) {
+    return el("span", { class: "score", title: "no relevance model for this profile and mode" }, `score ${hit.score}`);
+  }
+  return el("span", { class: "score relevance", title: `probability that the hit is relevant; raw score ${hit.score}` },
+    `${Math.round(hit.relevance * 100)}% relevant`);
+}
+
 function renderHit(hit, rank, query) {
   const meta = hit.metadata || {};
   const title = meta.document_name || hit.document_id;
@@ -177,7 +187,7 @@ function renderHit(hit, rank, query) {
       el("span", { class: "rank" }, `${rank}.`),
       el("h3", { class: "hit-title" }, el("a", { href, class: "doc-link", title: "open the document" }, title)),
       el("span", { class: `badge match match-${hit.match}`, title: "why it matched" }, hit.match),
-      el("span", { class: "score" }, `score ${hit.score}`)),
+      relevanceBadge(hit)),
     el("div", { class: "hit-path" }, el("a", { href, class: "doc-link" }, hit.path || "(no section)")),
     el("div", { class: "muted" }, `${hit.document_id} · ${hit.collection} · kb ${meta.kb_name || ""}`),
     highlighted(hit.text, query, hit.path),
