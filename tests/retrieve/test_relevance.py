@@ -101,6 +101,10 @@ def test_parameters_round_trip_and_a_negative_monotone_coefficient_is_refused(tm
     assert relevance.load_parameters(path).models["hybrid"] == model
     assert relevance.resolve_model(tmp_path, "general", "hybrid", path) == model
     assert relevance.resolve_model(tmp_path, "general", "bm25", path) is None
+    # the data folder's file (eagle-rag calibrate) comes first, for the modes it has
+    mine = RelevanceModel("hybrid", {"cosine": 3.0}, -1.0)
+    relevance.RelevanceParameters("general", {"hybrid": mine}).save(tmp_path / relevance.USER_FILE)
+    assert relevance.resolve_model(tmp_path, "general", "hybrid", path) == mine
     data = json.loads(path.read_text())
     data["models"]["hybrid"]["coefficients"]["cross_encoder"] = -0.1
     path.write_text(json.dumps(data))
@@ -117,10 +121,11 @@ def test_the_shipped_parameters_load_and_keep_the_monotone_rule():
 
     spec = importlib.util.find_spec("eagle_rag_biomed")  # the plugin's data folder, without importing it
     assert spec is not None and spec.origin is not None
-    for path in (Path(spec.origin).parent / "data" / "relevance_biomed.json", relevance.GENERAL_FILE):
-        if path.is_file():
-            params = relevance.load_parameters(path)
-            assert params.models and all(m.samples > 0 for m in params.models.values())
+    biomed = relevance.load_parameters(Path(spec.origin).parent / "data" / "relevance_biomed.json")
+    assert biomed.profile == "biomed" and set(biomed.models) == {"hybrid", "full"}
+    assert all(m.samples > 1000 and m.calibration for m in biomed.models.values())
+    if relevance.GENERAL_FILE.is_file():
+        assert relevance.load_parameters(relevance.GENERAL_FILE).profile == "general"
 
 
 # --------------------------------------------------------------------------- calibrate and search
