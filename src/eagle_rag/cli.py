@@ -313,6 +313,8 @@ def print_summary(response: Any) -> None:
     bound = "" if response.total_relation.value == "eq" else "at least "
     expected = getattr(response, "expected_relevant", None)
     relevant = "" if expected is None else f"; expected relevant: {expected:.1f}"
+    if getattr(response, "relevance_note", None):
+        console.print(f"[dim]{escape(response.relevance_note)}[/]")
     console.print(f"hits {first}-{last} of {bound}{response.total}; exhaustive: {str(response.exhaustive).lower()}"
                   f"{relevant}")
     _print_dropped(response)

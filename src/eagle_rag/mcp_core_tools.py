@@ -70,6 +70,7 @@ def format_search(response: SearchResponse, text_chars: int, max_top_k: int) -> 
     return {"query": response.query, "mode": response.mode.value, "hits": hits, "total": response.total,
             "total_relation": response.total_relation.value, "offset": response.offset,
             "exhaustive": response.exhaustive, "expected_relevant": response.expected_relevant,
+            **({"relevance_note": response.relevance_note} if response.relevance_note else {}),
             **({"dropped": dict(response.dropped)} if response.dropped else {}),
             "empty_reason": response.empty_reason, "excluded_by_filter": dict(response.excluded_by_filter),
             **({"filter_values": dict(response.filter_values)} if response.filter_values else {}),

@@ -405,7 +405,6 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     shaped = apply_result_options(request, matching, engine.vectors, rrf_k=engine.settings.router.rrf_k,
                                   today=datetime.now(UTC).date())
     model, relevance_note = relevance_model(engine, request.mode)
-    warnings = (*ctx.warnings, *([relevance_note] if relevance_note else []))
     limit = request.min_relevance
     probabilities = _relevances(model, request.query, shaped.nodes if limit is not None else
                                 shaped.nodes[: request.offset + request.top_k])
@@ -428,7 +427,8 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     if hits:
         return SearchResponse(request.query, hits, len(nodes), exhaustive, request.mode, route=route,
                               timings_ms=timings, total_relation=relation, offset=request.offset,
-                              dropped=dropped, warnings=warnings, expected_relevant=expected,
+                              dropped=dropped, warnings=tuple(ctx.warnings), expected_relevant=expected,
+                              relevance_note=relevance_note or None,
                               facets=shaped.facets, undated=shaped.undated)
     excluded, values = ({}, {}) if request.offset and nodes else _excluded_by_filters(engine, request)
     if request.offset and nodes:
@@ -444,9 +444,9 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
         reason = "no indexed text matched the query"
     return SearchResponse(request.query, (), len(nodes), exhaustive, request.mode, empty_reason=reason,
                           excluded_by_filter=excluded, route=route, timings_ms=timings, total_relation=relation,
-                          offset=request.offset, dropped=dropped, warnings=warnings,
+                          offset=request.offset, dropped=dropped, warnings=tuple(ctx.warnings),
                           filter_values=values, facets=shaped.facets, undated=shaped.undated,
-                          expected_relevant=expected)
+                          expected_relevant=expected, relevance_note=relevance_note or None)
 
 
 def _no_facets(request: SearchRequest) -> dict[str, dict[str, int]]:

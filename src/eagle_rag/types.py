@@ -502,7 +502,7 @@ class SearchResponse:
     (``{"year": {"2019": 3, "2023": 1}}``). ``undated``: with ``recency``, how many hits of the matching
     set have no publication date and so were not decayed (0 without ``recency``). ``expected_relevant``
     is the sum of the returned hits' ``relevance`` (the number of relevant hits to expect on this page);
-    None when the hits have no relevance.
+    None when the hits have no relevance, and then ``relevance_note`` says why.
     """
 
     query: str
@@ -522,6 +522,7 @@ class SearchResponse:
     facets: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     undated: int = 0
     expected_relevant: float | None = None
+    relevance_note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -542,4 +543,5 @@ class SearchResponse:
                            for name, counts in (data.get("facets") or {}).items()},
                    undated=int(data.get("undated") or 0),
                    expected_relevant=(None if data.get("expected_relevant") is None
-                                      else float(data["expected_relevant"])))
+                                      else float(data["expected_relevant"])),
+                   relevance_note=data.get("relevance_note"))

@@ -199,7 +199,8 @@ def test_a_mode_without_parameters_says_so(calibrated: tuple[Path, Path]):
         answer = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.BM25))
         assert answer.hits and all(h.relevance is None for h in answer.hits)
         assert answer.expected_relevant is None
-        assert any("no fitted parameters for profile 'general' in mode 'bm25'" in w for w in answer.warnings)
+        assert answer.relevance_note is not None and answer.warnings == ()
+        assert "no fitted parameters for profile 'general' in mode 'bm25'" in answer.relevance_note
         with pytest.raises(InvalidRequest, match="min_relevance cannot apply: relevance: no fitted parameters"):
             engine.search(SearchRequest(query="aspirin", mode=SearchMode.BM25, min_relevance=0.5))
 
@@ -264,3 +265,18 @@ def test_the_cli_shows_relevance_as_a_column_in_explain_and_in_the_summary(capsy
     assert "1.  90% 0.0300 d0" in out and "2.  35% 0.0200 d1" in out
     assert "relevance: 90% (calibrated probability" in out
     assert "expected relevant: 1.2" in out and "3 hits under --min-relevance" in out
+
+
+@pytest.mark.unit
+def test_hook_eagle_relevance_parameters(tmp_path: Path):
+    """The biomed plugin answers for ``biomed`` with its data file, the core for ``general``; nobody for
+    another profile name."""
+    from eagle_rag.plugin_manager import build_plugin_manager
+
+    biomed = build_plugin_manager(load_settings(environ={"EAGLE_RAG_PROFILE": "biomed"},
+                                                overrides={"data_dir": str(tmp_path)}))
+    shipped = biomed.hook.eagle_relevance_parameters(profile="biomed")
+    assert shipped.name == "relevance_biomed.json" and shipped.parent.name == "data"
+    assert relevance.load_parameters(shipped).profile == "biomed"
+    assert biomed.hook.eagle_relevance_parameters(profile="general") == relevance.GENERAL_FILE
+    assert biomed.hook.eagle_relevance_parameters(profile="mine") is None

@@ -206,6 +206,8 @@ class SearchResponseModel(BaseModel):
                                     "document beyond max_per_document), min_relevance (hits under it)")
     expected_relevant: float | None = Field(None, description="sum of the hits' relevance: how many relevant "
                                             "hits to expect on this page (null without a relevance model)")
+    relevance_note: str | None = Field(None, description="why the hits carry no relevance (no model fitted "
+                                       "for the profile and mode), null when they do")
     warnings: list[str] = Field(default_factory=list, description="how the answer was degraded: a plugin "
                                 "stage that failed and was skipped, or an option this endpoint did not apply")
     facets: dict[str, dict[str, int]] = Field(

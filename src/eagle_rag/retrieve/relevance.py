@@ -193,7 +193,7 @@ def resolve_model(data_path: Path, profile: str, mode: str, shipped: Path | None
 
 
 def missing_note(profile: str, mode: str) -> str:
-    """The warning of a response whose hits have no relevance."""
+    """The ``relevance_note`` of a response whose hits have no relevance."""
     return (f"relevance: no fitted parameters for profile {profile!r} in mode {mode!r}; hits carry "
             "relevance null (fit some with eagle-rag calibrate)")
 
