@@ -124,8 +124,8 @@ def test_the_shipped_parameters_load_and_keep_the_monotone_rule():
     biomed = relevance.load_parameters(Path(spec.origin).parent / "data" / "relevance_biomed.json")
     assert biomed.profile == "biomed" and set(biomed.models) == {"hybrid", "full"}
     assert all(m.samples > 1000 and m.calibration for m in biomed.models.values())
-    if relevance.GENERAL_FILE.is_file():
-        assert relevance.load_parameters(relevance.GENERAL_FILE).profile == "general"
+    general = relevance.load_parameters(relevance.GENERAL_FILE)
+    assert general.profile == "general" and set(general.models) == {"hybrid", "full"}
 
 
 # --------------------------------------------------------------------------- calibrate and search
