@@ -199,8 +199,8 @@ def search(query: Annotated[str, typer.Argument(help="the search text")],
                                                                 "relevance only, 0: novelty only)")] = None,
            facet: Annotated[list[Facet] | None, typer.Option("--facet", help="count this attribute over every "
                                                              "matching hit (repeat for several)")] = None,
-           min_relevance: Annotated[float | None, typer.Option("--min-relevance", min=0.0, max=1.0, help="drop "
-                                                               "hits whose relevance is under this probability")]
+           min_relevance: Annotated[float | None, typer.Option("--min-relevance", help="drop hits whose "
+                                                               "relevance is under this probability (0 to 1)")]
            = None,
            url: Url = None, api_key: ApiKey = None, local: Local = False) -> None:
     """Search the index (through the server that owns the data folder, when one runs)."""
