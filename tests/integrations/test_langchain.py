@@ -19,8 +19,8 @@ from eagle_rag.types import SearchRequest  # noqa: E402
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 QUERY = "imatinib dosage for chronic myeloid leukemia"
 DOSAGE = "Imatinib (Gleevec) prescribing information > Dosage and Administration"
-KEYS = {"source", "document_id", "chunk_id", "path", "score", "match", "rank", "kb_name", "document_name",
-        "collection", "tags", "section", "doc_type"}
+KEYS = {"source", "document_id", "chunk_id", "path", "score", "relevance", "match", "rank", "kb_name",
+        "document_name", "collection", "tags", "section", "doc_type"}
 
 
 def _check(docs: list[Document], top_k: int = 3) -> None:
@@ -32,6 +32,8 @@ def _check(docs: list[Document], top_k: int = 3) -> None:
     assert first.metadata["source"].endswith("label_imatinib.md") and first.metadata["title"]
     assert first.metadata["section"] == "dosage" and first.metadata["doc_type"] == "drug_label"
     assert "400 mg" in first.page_content
+    # the biomed profile's shipped hybrid model gives every hit a probability
+    assert all(0.0 <= d.metadata["relevance"] <= 1.0 for d in docs)
     assert [d.metadata["rank"] for d in docs] == [1, 2, 3]
     assert [d.metadata["score"] for d in docs] == sorted((d.metadata["score"] for d in docs), reverse=True)
 
