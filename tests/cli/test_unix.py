@@ -18,7 +18,7 @@ import pytest
 
 from eagle_rag import __version__
 from eagle_rag.cli_help import classic_label
-from eagle_rag.cli_logging import wants_verbose
+from eagle_rag.cli_logging import QUIET_GRPC, wants_verbose
 from eagle_rag.cli_progress import CommandProgress
 from tests.client.helpers import cli_env
 
@@ -158,8 +158,11 @@ logging.getLogger("eagle_rag.demo").error("could not read", exc_info=ValueError(
 
 @pytest.mark.parametrize("mode", ["quiet", "verbose"])
 def test_library_noise_is_silenced_unless_verbose(tmp_path, mode):
+    env = cli_env(tmp_path)
+    for name in QUIET_GRPC:  # set in this process by any earlier in-process command (setup keeps a value)
+        env.pop(name, None)
     result = subprocess.run([sys.executable, "-c", LIBRARY_NOISE, mode, str(tmp_path / "m.db")],
-                            env=cli_env(tmp_path), capture_output=True, text=True, timeout=180)
+                            env=env, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr
     noise = ["Failed to add port", "RPC error: [query]", "Traceback", "NumbaTypeSafetyWarning", "pixdim[1,2,3]",
              "a third-party warning"]
