@@ -112,6 +112,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                      "EAGLE_RAG_LOG_LEVEL": "WARNING", "OMP_NUM_THREADS": "1", "EAGLE_RAG_API__WARM_UP": "false",
                      "EAGLE_RAG_MILVUS__URI": milvus.uri, "EAGLE_RAG_REGISTRY__URL": registry,
                      "EAGLE_RAG_LEXICAL__BACKEND": "milvus", "EAGLE_RAG_API__HEALTH_TIMEOUT_S": str(HEALTH_TIMEOUT_S),
+                     # no plugin runs here, so nothing writes token vectors: the (biomed) default profile's
+                     # token collections are cleared, or doctor would ask for them
+                     "EAGLE_RAG_INGEST__TOKEN_VECTOR_COLLECTIONS": "[]",
                      "EAGLE_RAG_INGEST__SENTENCE_COLLECTIONS": "[]"})
         replicas = []
         for name in ("a", "b"):

@@ -5,7 +5,7 @@ the shared chemical collection)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,18 +14,28 @@ from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
 from eagle_rag.settings import load_settings
 from eagle_rag_biomed.chem.store import biomed_retrieve_compounds
+from tests.milvus_servers import _start, milvus_lite_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgres]
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
 
 
 @pytest.fixture
-def replica(tmp_path: Path, milvus_lite_server_uri: str, postgres_database: str) -> Callable[[str], Engine]:
+def own_server(tmp_path: Path) -> Iterator[str]:
+    """A milvus-lite server of this test's own: the session's server stays as the store suites expect it."""
+    (tmp_path / "milvus").mkdir()
+    process = _start(milvus_lite_server(tmp_path / "milvus"), "the milvus-lite server")
+    yield process.uri
+    process.stop()
+
+
+@pytest.fixture
+def replica(tmp_path: Path, own_server: str, postgres_database: str) -> Callable[[str], Engine]:
     def make(name: str) -> Engine:
         return Engine(load_settings(environ={}, overrides={
             "profile": "biomed", "data_dir": str(tmp_path / name), "encoders": {"mode": "deterministic"},
             "plugins": {"options": {"biomed": {"encoder_mode": "deterministic"}}},
-            "milvus": {"uri": milvus_lite_server_uri}, "registry": {"url": postgres_database},
+            "milvus": {"uri": own_server}, "registry": {"url": postgres_database},
             "lexical": {"backend": "milvus"},
             "ingest": {"sentence_collections": [], "token_vector_collections": []}}))
     return make
