@@ -179,7 +179,13 @@ class DatasetCatalog:
 
     def constraints(self, text: str) -> list[Constraint]:
         """The constraint terms of ``text`` with the cards satisfying each (:mod:`..search.constraints`)."""
-        return detect(text, self.facets.languages, self.no_language, self._group_cards, self._named_cards)
+        return detect(text, self.facets.languages, self.no_language, self._group_cards, self._named_cards,
+                      self._other_than)
+
+    def _other_than(self, code: str) -> frozenset[int]:
+        """The cards in some language other than ``code``, or listing none (an excluded language)."""
+        return frozenset(i for i, card in enumerate(self.cards) if set(card.language_codes) - {code}
+                         or not card.language_codes)
 
     @cached_property
     def no_language(self) -> frozenset[int]:
