@@ -56,7 +56,8 @@ GROUPS: dict[ConstraintKind, dict[str, tuple[str, str, str]]] = {
         "image": ("images", "image images imaging photos photographs pictures 图像 图片 影像 照片", "photo picture"),
         "mri": ("MRI scans", "mri magnetic_resonance 核磁 磁共振", ""),
         "ct": ("CT scans", "computed_tomography ct_scan ct_scans ct_images", ""),
-        "xray": ("X-ray images", "x-ray x-rays xray xrays radiograph radiographs radiography x光", ""),
+        "xray": ("X-ray images",
+                 "x-ray x-rays xray xrays radiograph radiographs radiography x光 x线 x射线 胸片 全景片 牙片", ""),
         "ultrasound": ("ultrasound images", "ultrasound sonography 超声", ""),
         "histopathology": ("histopathology slides", "histopathology histology whole-slide 病理切片", ""),
         "dermoscopy": ("dermoscopy images", "dermoscopy dermoscopic 皮肤镜", ""),
@@ -67,6 +68,7 @@ GROUPS: dict[ConstraintKind, dict[str, tuple[str, str, str]]] = {
         "ecg": ("ECG signals", "ecg ekg electrocardiogram electrocardiograms electrocardiography 心电 心电图", ""),
         "eeg": ("EEG signals", "eeg electroencephalogram electroencephalography 脑电 脑电图", ""),
         "signals": ("sensor or wearable signals", "wearable wearables accelerometer 可穿戴", "sensor sensors"),
+        "sign_language": ("sign language video", "sign_language 手语", ""),
         "sequencing": ("sequencing reads", "fastq sequencing_reads bam_files 测序数据 测序读段", ""),
         "mass_spec": ("mass spectra", "mass_spectrometry mass_spectra lc-ms 质谱", ""),
         "sleep": ("polysomnography", "polysomnography polysomnographic 多导睡眠", ""),
@@ -103,10 +105,21 @@ NOT_LANGUAGE = ("traditional chinese medicine", "chinese medicine", "chinese med
 _PHRASE = {ConstraintKind.LANGUAGE: "is in", ConstraintKind.MODALITY: "holds",
            ConstraintKind.SPECIES: "is about", ConstraintKind.COUNTRY: "is from", ConstraintKind.NAME: "names"}
 CJK_TEXT = re.compile(r"[\u3400-\u9fff]")
+_EXCLUDED_NAMES = re.compile(
+    r"(?:\b(?:not|except|excluding|exclude|other than|besides|apart from|but not|without|rather than|instead of)"
+    r"|不要|不需要|除了|除去|排除|不含|不包括)((?:[\s(（]*[^\s,;:.!?，。；：！？()（）]+[)）]?){1,4})")
+"""A negation and the (up to four) words after it that may name datasets the request rules out."""
+_CAPITALISED = re.compile(r"[A-Za-z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*|[A-Z][A-Za-z0-9-]*[A-Z0-9]")
+"""A word with two capitals or more, or letters and digits ("GENIA", "GE", "MedDialog", "PKUSEG")."""
+_VERSIONED = re.compile(r"(?<![\w-])([A-Za-z][\w-]*[A-Z0-9][\w-]*|[A-Z]{3,})\s*((?:19|20)\d{2})(?!\d)")
+"""A dataset name followed by a year ("i2b2 2012", "CHIP 2020")."""
+_RELATIVE = re.compile(r"\b(?:before|after|prior to|earlier than|later than|since|until|older than|newer than)\W*$",
+                       re.IGNORECASE)
+_RELATIVE_AFTER = re.compile(r"\s*(?:之前|以前|之后|以后|前的|后的|and (?:earlier|later|before|after))", re.IGNORECASE)
 _ACRONYM = re.compile(r"^\W*([A-Z]{4,})(?![\w-])")
 """An all-capitals word of four or more letters opening the request ("TCGA pathology reports")."""
 _NAME_LIKE = re.compile(r"(?<![\w-])((?:[A-Za-z]*[a-z][A-Z][A-Za-z]*|[A-Za-z]+\d+[A-Za-z0-9]*|[A-Za-z]+-\d+[A-Za-z]*"
-                        r"|[A-Z]{3,}-(?:I{1,3}|IV|V|VI))(?:-[A-Za-z0-9]+)*)(?![\w-])")
+                        r"|[A-Z]{3,}-(?:I{1,3}|IV|V|VI)|[A-Z]{2,}-[A-Z]{2,})(?:-[A-Za-z0-9]+)*)(?![\w-])")
 
 
 NEGATION = re.compile(
@@ -146,15 +159,18 @@ class Constraint:
     named: frozenset[int] = frozenset()
     """For a dataset name: the cards whose own name, alias or id it is (they rank first)."""
     excluded: bool = False
-    """A language the query rules out ("not English", "不要越南语"): the cards satisfying it are those in
-    another language (or listing none); its label reads "a language other than English"."""
+    """A language or dataset the query rules out ("not English", "不要越南语", "除了 MedDialog 以外"): the cards
+    satisfying it are those in another language (or listing none), or those not named so; its label reads
+    "a language other than English", "a dataset other than MedDialog"."""
+    versioned: bool = False
+    """A dataset name with a year ("i2b2 2012", "CHIP 2020"): satisfied by the cards carrying both."""
 
     @property
     def restricts(self) -> bool:
         """Whether the constraint drops the cards that do not satisfy it. A named dataset that some card
         carries does not: the exact and alias tiers already rank it first, and the other cards stay as
         neighbours; a name no card carries empties the answer."""
-        return self.kind is not ConstraintKind.NAME or not self.cards
+        return self.kind is not ConstraintKind.NAME or not self.cards or self.excluded or self.versioned
 
     def message(self, size: int) -> str:
         """"no card in the catalog is in Polish (0 of 386)" (or "holds images", "names MIMIC-IV", ...)."""
@@ -254,12 +270,16 @@ def _is_name(query: str, match: re.Match[str], carried: bool) -> bool:
 def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[int],
            groups: Callable[[ConstraintKind, str], frozenset[int]],
            named: Callable[[str], tuple[frozenset[int], frozenset[int]]],
-           other_than: Callable[[str], frozenset[int]] | None = None) -> list[Constraint]:
+           other_than: Callable[[str], frozenset[int]] | None = None,
+           name_words: Callable[[str], frozenset[int]] | None = None,
+           containing: Callable[[str], frozenset[int]] | None = None) -> list[Constraint]:
     """The constraints of ``query``. ``languages``: language code -> cards; ``unknown``: the cards that
     list no language (they contradict no language); ``groups(kind, group)``: the cards satisfying a
     group; ``named(token)``: the cards carrying a name-like token, and those whose name, alias or id it
     is; ``other_than(code)``: the cards in some language other than ``code`` (for an excluded language;
-    without it an excluded language constrains nothing).
+    without it an excluded language constrains nothing); ``name_words(token)``: the cards whose name,
+    aliases or id hold ``token`` as a word (for an excluded dataset); ``containing(text)``: the cards whose
+    text holds ``text`` (the year of a versioned name). Without the last two, neither rule applies.
 
     A language every mention of which is negated ("not English", "非英文") is excluded; a country or
     modality after a negation is no constraint, nor a country in the asker's own context ("our lab in
@@ -297,8 +317,13 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
             if (kind, group) in said:
                 found.append(Constraint(kind, said[(kind, group)], label, groups(kind, group)))
     text = unicodedata.normalize("NFKC", query)
+    excluded = _excluded_names(text, name_words) if name_words is not None else {}
+    for token, cards in excluded.items():
+        found.append(Constraint(ConstraintKind.NAME, token, f"a dataset other than {token}", cards, excluded=True))
     for match in _NAME_LIKE.finditer(text):
         token = match.group(1)
+        if token in excluded:
+            continue
         carrying, own = named(token)
         if _is_name(text, match, bool(carrying)):
             found.append(Constraint(ConstraintKind.NAME, token, token, carrying, own))
@@ -306,7 +331,39 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
         carrying, own = named(acronym.group(1))
         if not carrying:  # an acronym some card carries is found by the lexical tiers; this one names no card
             found.append(Constraint(ConstraintKind.NAME, acronym.group(1), acronym.group(1), carrying, own))
+    for match in _VERSIONED.finditer(text) if containing is not None else ():
+        assert containing is not None
+        name, year = match.group(1), match.group(2)
+        if _RELATIVE.search(text[max(0, match.start() - 20):match.start()]) or _RELATIVE_AFTER.match(
+                text[match.end():]):
+            continue  # "before CHIP 2020", "CHIP 2020 之前的那几届": the other editions are asked for
+        carrying, own = named(name)
+        if carrying and name not in excluded:
+            with_year = containing(year)
+            term = f"{name} {year}"
+            found.append(Constraint(ConstraintKind.NAME, term, term, carrying & with_year, own & with_year,
+                                    versioned=True))
     return found
+
+
+def _excluded_names(text: str, name_words: Callable[[str], frozenset[int]]) -> dict[str, frozenset[int]]:
+    """The datasets a request rules out ("other than the GENIA (GE) ones", "除了 MedDialog 以外"): each word
+    with capitals among the four after a negation that is a word of some card's name, aliases or id,
+    with the cards NOT named so (those are the cards that satisfy the exclusion)."""
+    out: dict[str, frozenset[int]] = {}
+    for cue in _EXCLUDED_NAMES.finditer(text):
+        depth = 0
+        for token in cue.group(1).split():
+            depth += token[0] in "(（"
+            for word in _CAPITALISED.findall(token):
+                if word not in out and (hit := name_words(word)):
+                    out[word] = hit
+            if token[-1] in ")）":
+                if not depth:  # "(not datasets) from the CMeKG project": the negation ends with its bracket
+                    break
+                depth -= 1
+    everyone = name_words("")
+    return {word: everyone - hit for word, hit in out.items()}
 
 
 IMAGE_GROUPS = ("mri", "ct", "xray", "ultrasound", "histopathology", "dermoscopy", "fundus")

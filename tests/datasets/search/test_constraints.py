@@ -140,3 +140,44 @@ def test_an_opening_acronym_no_card_carries_and_sequencing_reads_constrain(cards
     assert kinds(cards.constraints("pathology reports like those of TCGA")) == []  # not what is asked for
     assert kinds(cards.constraints("raw sequencing reads (FASTQ) with variant calls")) == [
         ("modality", "sequencing_reads", 0)]
+
+
+@pytest.fixture(scope="module")
+def named_cards() -> DatasetCatalog:
+    return DatasetCatalog.from_records([
+        card("n/ge11", "BioNLP 2011 GE", "The GENIA event extraction task.", languages=["English"]),
+        card("n/cg13", "BioNLP 2013 CG", "Cancer genetics event extraction task.", languages=["English"]),
+        card("n/md", "MedDialog", "Doctor-patient conversations.", languages=["Chinese"]),
+        card("n/c19", "CHIP2019", "Clinical term normalisation.", languages=["Chinese"]),
+        card("n/c20", "CHIP2020", "Clinical term normalisation.", languages=["Chinese"]),
+        card("n/ebm", "EBM NLP", "PICO spans in abstracts.", languages=["English"]),
+    ])
+
+
+def test_a_dataset_after_a_negation_is_excluded_by_its_name(named_cards):
+    # before: nothing was excluded, and MedDialog, named by the request, was even ranked first
+    found = named_cards.constraints("BioNLP event extraction corpora other than the GENIA (GE) ones")
+    excluded = [(c.term, sorted(named_cards.card_ids[i] for i in c.cards)) for c in found if c.excluded]
+    assert excluded == [("GE", ["n/c19", "n/c20", "n/cg13", "n/ebm", "n/md"])]  # GENIA names no card
+    zh = [(c.term, c.excluded, c.restricts) for c in named_cards.constraints("中文医患对话数据，除了 MedDialog 以外的")]
+    assert zh == [("中文", False, True), ("MedDialog", True, True)]
+    # the negation ends with its bracket: CMeKG, after it, is asked for
+    assert [c.excluded for c in named_cards.constraints("tools (not datasets) from the MedDialog project")] == [False]
+
+
+def test_a_dataset_name_with_a_year_needs_both(named_cards):
+    found = [c for c in named_cards.constraints("想找 CHIP 2020 那一届的临床术语标准化数据") if c.versioned]
+    assert [(c.term, sorted(named_cards.card_ids[i] for i in c.cards), c.restricts) for c in found] == [
+        ("CHIP 2020", ["n/c20"], True)]
+    assert [c.cards for c in named_cards.constraints("CHIP 2022 评测数据") if c.versioned] == [frozenset()]
+    assert not [c for c in named_cards.constraints("CHIP 2020 之前的那几届") if c.versioned]  # other editions
+
+
+def test_two_capitalised_words_joined_by_a_hyphen_are_a_name(named_cards):
+    found = named_cards.constraints("EBM-NLP (Nye et al.)")
+    assert [(c.term, sorted(c.named)) for c in found] == [("EBM-NLP", [5])]  # the card named so ranks first
+
+
+def test_sign_language_and_chinese_x_ray_words_are_modalities(cards):
+    assert kinds(cards.constraints("中国手语的视频数据集")) == [("modality", "视频", 0), ("modality", "手语", 0)]
+    assert kinds(cards.constraints("牙科全景片的龋齿标注")) == [("modality", "全景片", 0)]

@@ -138,3 +138,14 @@ def test_a_language_few_cards_are_in_lowers_the_floor_and_is_never_called_absent
     response = catalog.search("丹麦语 医药 双语 句子", top_k=5)
     assert response.hits == () and response.verdict == "uncertain" and not response.absent
     assert [s.id for s in response.suggestions] == ["mteb/DanishMedicinesAgencyBitextMining"]
+
+
+def test_an_answer_emptied_only_by_a_country_is_not_called_complete(catalog):
+    # the cards seldom name their country: before, this answer said "no card in the catalog is from Kenya"
+    # as a claim (verdict unsatisfied, absent)
+    response = catalog.search("Kenyan hospital discharge summaries", top_k=5)
+    assert response.hits == () and response.verdict == "unconfirmed" and not response.absent
+    assert "no card in the catalog says it is from Kenya (0 of 386)" in response.message
+    assert response.unsatisfied[0]["term"] == "kenyan" and response.suggestions
+    languages = catalog.search("Icelandic hospital discharge summaries", top_k=5)  # a language is on the card
+    assert languages.verdict == "unsatisfied" and languages.absent
