@@ -181,7 +181,15 @@ class DatasetCatalog:
     def constraints(self, text: str) -> list[Constraint]:
         """The constraint terms of ``text`` with the cards satisfying each (:mod:`..search.constraints`)."""
         return detect(text, self.facets.languages, self.no_language, self._group_cards, self._named_cards,
-                      self._other_than, self._name_words, self._containing)
+                      self._other_than, self._name_words, self._containing, self._known)
+
+    @cached_property
+    def _card_words(self) -> frozenset[str]:
+        return frozenset(word for flat in self.flat_texts for word in flat.split())
+
+    def _known(self, word: str) -> bool:
+        """Whether some card says ``word`` (folded)."""
+        return word in self._card_words
 
     @cached_property
     def _words_of_names(self) -> dict[str, frozenset[int]]:

@@ -37,6 +37,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
+from rapidfuzz import process
+from rapidfuzz.distance import OSA, Levenshtein
+
 from eagle_rag_datasets.catalog.facets import normalize_language
 from eagle_rag_datasets.search.languages import language_words
 from eagle_rag_datasets.search.proximity import fold
@@ -239,6 +242,31 @@ def _language_table() -> tuple[tuple[str, ...], dict[str, str]]:
     return tuple(table), table
 
 
+@lru_cache(maxsize=1)
+def _latin_language_names() -> tuple[str, ...]:
+    """Single-word Latin language names of five letters or more (the candidates of a misspelling)."""
+    words, _ = _language_table()
+    return tuple(w for w in words if w.isalpha() and w.isascii() and len(w) >= 5)
+
+
+def _misspelt_languages(text: str, taken: list[tuple[str, int]], known: Callable[[str], bool]) -> list[tuple[str, int]]:
+    """``(language name, start)`` for each word of ``text`` that no card says and that is one transposition,
+    insertion or deletion away from exactly one language name ("polsih" -> polish, "germna" -> german).
+    A substitution is not taken ("green" is not "greek", "trench" not "french")."""
+    names = _latin_language_names()
+    seen = {start for _, start in taken}
+    out = []
+    for match in re.finditer(r"[a-z]{5,}", text):
+        word = match.group()
+        if match.start() in seen or word in names or known(word):
+            continue
+        close = [n for n, _, _ in process.extract(word, names, scorer=OSA.distance, score_cutoff=1, limit=4)
+                 if not (len(n) == len(word) and Levenshtein.distance(word, n) == 1)]
+        if len(close) == 1:
+            out.append((close[0], match.start()))
+    return out
+
+
 def _blank(text: str, spans: list[tuple[str, int]]) -> str:
     """``text`` with each ``(word, start)`` span turned into spaces."""
     for word, start in spans:
@@ -272,14 +300,17 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
            named: Callable[[str], tuple[frozenset[int], frozenset[int]]],
            other_than: Callable[[str], frozenset[int]] | None = None,
            name_words: Callable[[str], frozenset[int]] | None = None,
-           containing: Callable[[str], frozenset[int]] | None = None) -> list[Constraint]:
+           containing: Callable[[str], frozenset[int]] | None = None,
+           known: Callable[[str], bool] | None = None) -> list[Constraint]:
     """The constraints of ``query``. ``languages``: language code -> cards; ``unknown``: the cards that
     list no language (they contradict no language); ``groups(kind, group)``: the cards satisfying a
     group; ``named(token)``: the cards carrying a name-like token, and those whose name, alias or id it
     is; ``other_than(code)``: the cards in some language other than ``code`` (for an excluded language;
     without it an excluded language constrains nothing); ``name_words(token)``: the cards whose name,
     aliases or id hold ``token`` as a word (for an excluded dataset); ``containing(text)``: the cards whose
-    text holds ``text`` (the year of a versioned name). Without the last two, neither rule applies.
+    text holds ``text`` (the year of a versioned name); ``known(word)``: whether a card says ``word`` (a
+    word no card says may be a misspelt language name: "polsih", "germna"). Without them, their rule does
+    not apply.
 
     A language every mention of which is negated ("not English", "非英文") is excluded; a country or
     modality after a negation is no constraint, nor a country in the asker's own context ("our lab in
@@ -291,6 +322,8 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
         spoken = spoken.replace(f" {phrase} ", " " * (len(phrase) + 2))
     words, codes = _language_table()
     taken = _occurrences(spoken, words)
+    if known is not None:
+        taken += _misspelt_languages(spoken, taken, known)
     by_code: dict[str, list[tuple[str, int]]] = {}
     for word, start in taken:
         by_code.setdefault(codes[word], []).append((word, start))

@@ -181,3 +181,11 @@ def test_two_capitalised_words_joined_by_a_hyphen_are_a_name(named_cards):
 def test_sign_language_and_chinese_x_ray_words_are_modalities(cards):
     assert kinds(cards.constraints("中国手语的视频数据集")) == [("modality", "视频", 0), ("modality", "手语", 0)]
     assert kinds(cards.constraints("牙科全景片的龋齿标注")) == [("modality", "全景片", 0)]
+
+
+def test_a_misspelt_language_name_no_card_says_is_that_language(cards):
+    # before: "polsih" and "germna" were unknown words, so nothing constrained these requests
+    assert kinds(cards.constraints("trec covid polsih")) == [("language", "polish", 2)]
+    assert kinds(cards.constraints("germna clinical notes")) == [("language", "german", 1)]
+    # a substitution is not taken (green / greek), nor a word some card says (k/mouse says "murine")
+    assert cards.constraints("green tea study") == []
