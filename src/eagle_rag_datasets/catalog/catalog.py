@@ -157,8 +157,10 @@ class DatasetCatalog:
         return self._engines[name]
 
     def warm_up(self, engines: Iterable[Engine] = (Engine.INDEX,)) -> None:
-        """Build the indexes now instead of on the first search."""
+        """Build the indexes (and read the language tables of the constraint terms) now instead of on the
+        first search."""
         _ = self.facets, self.matcher, self.substring, self.flat_texts
+        self.constraints("warm up")
         for name in engines:
             if name is not Engine.SUBSTRING:
                 self.engine(name)
