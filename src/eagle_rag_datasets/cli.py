@@ -67,8 +67,9 @@ def _print_search(response: DatasetSearchResponse, explain: bool) -> None:
         console.print(table)
     console.print(naming_control(response.message, "--k", MAX_TOP_K), markup=False)
     for constraint in response.unsatisfied:
-        console.print(f"emptied by the {constraint['kind']} term {constraint['term']!r}: {constraint['cards']} of "
-                      f"{constraint['of']} cards satisfy it", markup=False)
+        excluded = "excluded " if constraint.get("excluded") else ""
+        console.print(f"emptied by the {excluded}{constraint['kind']} term {constraint['term']!r}: "
+                      f"{constraint['cards']} of {constraint['of']} cards satisfy it", markup=False)
     if response.suggestions:
         console.print("suggestions (not matches):", markup=False)
         for s in response.suggestions:

@@ -53,6 +53,12 @@ def test_datasets_search_shows_semantic_hits_constraints_and_suggestions(client)
     empty = client.post("/datasets/search", json={"query": "brain MRI scans with tumour masks"}).json()
     assert empty["hits"] == [] and empty["verdict"] == "unsatisfied" and empty["suggestions"]
     assert empty["unsatisfied"][0]["kind"] == "modality" and "holds MRI scans (0 of" in empty["message"]
+    assert empty["unsatisfied"][0]["excluded"] is False and empty["absent"] is True
+    # a language the request rules out is a constraint marked excluded; a country alone never claims absence
+    excluded = client.post("/datasets/search", json={"query": "clinical notes, not English", "top_k": 3}).json()
+    assert [(c["term"], c["excluded"]) for c in excluded["constraints"]] == [("english", True)]
+    kenya = client.post("/datasets/search", json={"query": "Kenyan hospital discharge summaries"}).json()
+    assert kenya["verdict"] == "unconfirmed" and kenya["absent"] is False and kenya["unsatisfied"]
     off = client.post("/datasets/search", json={"query": "Chinese electronic medical record entity recognition",
                                                 "semantic": False}).json()
     assert off["semantic"] == {"used": False} and all(h["match"] != "semantic" for h in off["hits"])

@@ -13,6 +13,7 @@ Building is cheap; the analysed fields, postings and engines are built on first 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import cached_property
@@ -156,8 +157,10 @@ class DatasetCatalog:
         return self._engines[name]
 
     def warm_up(self, engines: Iterable[Engine] = (Engine.INDEX,)) -> None:
-        """Build the indexes now instead of on the first search."""
+        """Build the indexes (and read the language tables of the constraint terms) now instead of on the
+        first search."""
         _ = self.facets, self.matcher, self.substring, self.flat_texts
+        self.constraints("warm up")
         for name in engines:
             if name is not Engine.SUBSTRING:
                 self.engine(name)
@@ -179,7 +182,42 @@ class DatasetCatalog:
 
     def constraints(self, text: str) -> list[Constraint]:
         """The constraint terms of ``text`` with the cards satisfying each (:mod:`..search.constraints`)."""
-        return detect(text, self.facets.languages, self.no_language, self._group_cards, self._named_cards)
+        return detect(text, self.facets.languages, self.no_language, self._group_cards, self._named_cards,
+                      self._other_than, self._name_words, self._containing, self._known)
+
+    @cached_property
+    def _card_words(self) -> frozenset[str]:
+        return frozenset(word for flat in self.flat_texts for word in flat.split())
+
+    def _known(self, word: str) -> bool:
+        """Whether some card says ``word`` (folded)."""
+        return word in self._card_words
+
+    @cached_property
+    def _words_of_names(self) -> dict[str, frozenset[int]]:
+        """Lower-cased word of a card's name, aliases or id -> the cards ("BioNLP 2011 GE": bionlp, 2011, ge)."""
+        words: dict[str, set[int]] = {}
+        for i, card in enumerate(self.cards):
+            for text in (card.id, card.name, *card.aliases):
+                for word in re.split(r"[^0-9a-z]+", text.lower()):
+                    if word:
+                        words.setdefault(word, set()).add(i)
+        return {word: frozenset(cards) for word, cards in words.items()}
+
+    def _name_words(self, token: str) -> frozenset[int]:
+        """The cards whose name, aliases or id hold ``token`` as a word (every card for "")."""
+        if not token:
+            return frozenset(range(self.size))
+        return self._words_of_names.get(re.sub(r"[^0-9a-z]+", "", token.lower()), frozenset())
+
+    def _containing(self, text: str) -> frozenset[int]:
+        """The cards whose flat text holds ``text`` (lower case) anywhere."""
+        return frozenset(i for i, flat in enumerate(self.flat_texts) if text.lower() in flat)
+
+    def _other_than(self, code: str) -> frozenset[int]:
+        """The cards in some language other than ``code``, or listing none (an excluded language)."""
+        return frozenset(i for i, card in enumerate(self.cards) if set(card.language_codes) - {code}
+                         or not card.language_codes)
 
     @cached_property
     def no_language(self) -> frozenset[int]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import pycountry
+
 _ISO3 = {
     "eng": "en", "cmn": "zh", "zho": "zh", "chi": "zh", "yue": "zh", "spa": "es", "vie": "vi",
     "nld": "nl", "dut": "nl", "fas": "fa", "per": "fa", "pol": "pl", "slk": "sk", "kor": "ko",
@@ -63,6 +65,9 @@ def normalize_language(value: str) -> str:
     match = _ISO3_SCRIPT.match(text)
     if match and match.group(1) in _ISO3:
         return _ISO3[match.group(1)]
+    if match:  # any other ISO 639-2/3 code with a two-letter code ("tel-Telu" -> "te")
+        found = pycountry.languages.get(alpha_3=match.group(1))
+        return str(getattr(found, "alpha_2", text))
     return text
 
 

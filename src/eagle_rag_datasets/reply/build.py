@@ -12,7 +12,7 @@ from eagle_rag_datasets.catalog.cards import DatasetCard
 from eagle_rag_datasets.catalog.kinds import card_kind
 from eagle_rag_datasets.reply.advice import MORE_CARDS
 from eagle_rag_datasets.reply.response import DatasetHit, DatasetSearchResponse, FilterExclusion, Suggestion
-from eagle_rag_datasets.search.constraints import Constraint
+from eagle_rag_datasets.search.constraints import Constraint, ConstraintKind
 from eagle_rag_datasets.search.query import FILTER_LABELS, DatasetQuery
 from eagle_rag_datasets.search.ranking import RankedHit, Tier
 from eagle_rag_datasets.search.semantic import SemanticScores
@@ -77,6 +77,7 @@ class Verdict(StrEnum):
 
     FOUND = "found"                  # hits
     UNSATISFIED = "unsatisfied"      # empty: no card satisfies a constraint term (a claim: none exists)
+    UNCONFIRMED = "unconfirmed"      # empty: only a country no card names emptied it (cards seldom say their country)
     FILTERED = "filtered"            # empty: the query matches, the filters exclude every match
     STRICT = "strict"                # empty: only partial matches, hidden by strict
     SEMANTIC_OFF = "semantic_off"    # empty: no words match and the semantic channel did not run
@@ -89,7 +90,9 @@ def verdict_of(judged: Judgement, total: int, unfiltered: int, exclusions: list[
     """The verdict of an answer with ``total`` matches (see :class:`Verdict`, in order of precedence)."""
     if total:
         return Verdict.FOUND
-    if judged.unsatisfied():
+    if failed := judged.unsatisfied():
+        if all(c.kind is ConstraintKind.COUNTRY for c in failed):
+            return Verdict.UNCONFIRMED
         return Verdict.UNSATISFIED
     if exclusions and unfiltered:
         return Verdict.FILTERED
@@ -119,10 +122,14 @@ def _message(request: DatasetQuery, verdict: Verdict, total: int, shown: int, co
             text += (f" Semantic matches are close in meaning (similarity at least {judged.semantic.floor:.2f}) "
                      "but do not hold every query term.")
         return text
-    if verdict is Verdict.UNSATISFIED:
+    if verdict in (Verdict.UNSATISFIED, Verdict.UNCONFIRMED):
         failed = judged.unsatisfied()
         what = " and ".join(c.message(size).removeprefix("no card in the catalog ").rsplit(" (", 1)[0] for c in failed)
         count = f"0 of {size}" if len(failed) > 1 else f"{len(failed[0].cards)} of {size}"
+        if verdict is Verdict.UNCONFIRMED:
+            return (f"No card matches {query}: no card in the catalog says it {what} ({count}), but a card seldom "
+                    "names its country, so the search is not conclusive. The nearest cards are under suggestions; "
+                    "they are not matches.")
         return (f"No card matches {query}: no card in the catalog {what} ({count}). The nearest cards are under "
                 "suggestions; they are not matches.")
     if verdict is Verdict.FILTERED:
@@ -155,10 +162,10 @@ def _suggestions(judged: Judgement, verdict: Verdict, unfiltered: list[RankedHit
     """The nearest cards of an inconclusive answer (within the filters and constraints), or those an
     unsatisfied constraint left out (within the filters), semantic order, else lexical; with the
     constraints each one fails."""
-    if verdict not in (Verdict.UNSATISFIED, Verdict.UNCERTAIN):
+    if verdict not in (Verdict.UNSATISFIED, Verdict.UNCONFIRMED, Verdict.UNCERTAIN):
         return []
     near: list[tuple[int, float | None]]
-    scope = judged.allowed if verdict is Verdict.UNSATISFIED else judged.scope
+    scope = judged.allowed if verdict in (Verdict.UNSATISFIED, Verdict.UNCONFIRMED) else judged.scope
     if judged.semantic is not None:
         near = list(judged.semantic.nearest(SUGGESTIONS, scope))
     else:
@@ -185,7 +192,7 @@ def build_response(request: DatasetQuery, top: list[DatasetHit], ranked: list[Ra
         for name, cards in sets.items()
     ]
     verdict = verdict_of(judged, len(ranked), len(unfiltered), exclusions, partial_hidden)
-    failed = judged.unsatisfied() if verdict is Verdict.UNSATISFIED else []
+    failed = judged.unsatisfied() if verdict in (Verdict.UNSATISFIED, Verdict.UNCONFIRMED) else []
     semantic: dict[str, Any] = {"used": judged.semantic is not None}
     if judged.semantic is not None:
         semantic.update(floor=judged.semantic.floor, complete_floor=judged.semantic.complete,

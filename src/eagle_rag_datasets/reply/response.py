@@ -118,7 +118,7 @@ class DatasetSearchResponse:
     ``constraints``: the query's constraint terms (kind, term, label, cards satisfying it, of how
     many); ``unsatisfied``: those that emptied the answer; ``suggestions``: the nearest cards then,
     apart from the hits. ``semantic``: whether the semantic channel ran, its floor and the best
-    similarity within the filters and constraints. ``verdict``: found | unsatisfied | filtered |
+    similarity within the filters and constraints. ``verdict``: found | unsatisfied | unconfirmed | filtered |
     strict | semantic_off | uncertain | absent (``eagle_rag_datasets.reply.build.Verdict``);
     :attr:`absent`: the answer is empty and says the catalog holds no such card (``unsatisfied`` or
     ``absent``; never said when the semantic channel could not run or some card came near).

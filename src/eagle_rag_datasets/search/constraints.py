@@ -4,13 +4,23 @@ A query word that names a language, a data modality, a species, a country, or a 
 or benchmark is a constraint. A card satisfies it when:
 
 * language: the card's languages include it ("Polish", "波兰语" -> ``pl``), or the card lists no
-  language at all (it contradicts none); "Chinese" in "Traditional Chinese Medicine" is no language;
+  language at all (it contradicts none); "Chinese" in "Traditional Chinese Medicine" is no language.
+  The language words are every ISO 639-1 language and four Chinese varieties, in English and Chinese
+  (:mod:`.languages`). A language every mention of which follows a negation ("not English", "不要越南语")
+  is excluded instead: it is satisfied by the cards in some other language;
 * modality, species, country: the card's own text (name, aliases, descriptions, tags, tasks) says
   one of the words of its group ("X-ray" is satisfied by a card that says "radiograph" or "影像");
   a country is also satisfied by a card in the country's own language (Japan -> ``ja``);
 * named dataset: a name-like token (CamelCase ``ImageNet``, letters with digits ``CORD-19``, a
   roman-numeral version ``MIMIC-IV``) is found in the card at a full lexical tier (exact, alias,
-  words, synonym or typo).
+  words, synonym or typo). A name no card carries is a constraint only when it is the data asked
+  for (:func:`_is_name`), and an all-capitals word of four or more letters only when it opens the
+  request ("TCGA pathology reports").
+
+A country or modality word after a negation is none, nor a country in the asker's own context ("our
+lab in Kenya", :data:`CONTEXT`); a word inside a language name (越南 in 越南语) is not read again. Chinese
+words have at least two characters (牛 would match inside 牛津, Oxford), and a Chinese language name
+ending in 语 is not read where its 语 starts another word (法 + 语料 in 方法语料).
 
 Cards that do not satisfy every constraint of a query are dropped from both channels. When no
 card of the catalog satisfies one, the answer is empty and names that term
@@ -25,8 +35,13 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA, Levenshtein
 
 from eagle_rag_datasets.catalog.facets import normalize_language
+from eagle_rag_datasets.search.languages import language_words
 from eagle_rag_datasets.search.proximity import fold
 
 
@@ -38,37 +53,14 @@ class ConstraintKind(StrEnum):
     NAME = "name"
 
 
-# code: (label, query words). The words are matched in the query only.
-LANGUAGES: dict[str, tuple[str, str]] = {
-    "en": ("English", "english 英文 英语"), "zh": ("Chinese", "chinese mandarin 中文 汉语 普通话"),
-    "es": ("Spanish", "spanish 西班牙语 西班牙文"), "de": ("German", "german 德语 德文"),
-    "fr": ("French", "french 法语 法文"), "it": ("Italian", "italian 意大利语"),
-    "pt": ("Portuguese", "portuguese 葡萄牙语"), "nl": ("Dutch", "dutch 荷兰语"),
-    "pl": ("Polish", "polish 波兰语 波兰文"), "ru": ("Russian", "russian 俄语 俄文"),
-    "ja": ("Japanese", "japanese 日语 日文"), "ko": ("Korean", "korean 韩语 韩文 朝鲜语"),
-    "vi": ("Vietnamese", "vietnamese 越南语"), "ar": ("Arabic", "arabic 阿拉伯语"),
-    "fa": ("Persian", "persian farsi 波斯语"), "hi": ("Hindi", "hindi 印地语"),
-    "sv": ("Swedish", "swedish 瑞典语"), "no": ("Norwegian", "norwegian 挪威语"),
-    "da": ("Danish", "danish 丹麦语"), "fi": ("Finnish", "finnish 芬兰语"), "cs": ("Czech", "czech 捷克语"),
-    "sk": ("Slovak", "slovak 斯洛伐克语"), "hu": ("Hungarian", "hungarian 匈牙利语"),
-    "ro": ("Romanian", "romanian 罗马尼亚语"), "el": ("Greek", "greek 希腊语"),
-    "tr": ("Turkish", "turkish 土耳其语"), "he": ("Hebrew", "hebrew 希伯来语"), "th": ("Thai", "thai 泰语"),
-    "id": ("Indonesian", "indonesian 印尼语"), "ms": ("Malay", "malay 马来语"),
-    "uk": ("Ukrainian", "ukrainian 乌克兰语"), "bn": ("Bengali", "bengali bangla 孟加拉语"),
-    "ur": ("Urdu", "urdu 乌尔都语"), "sw": ("Swahili", "swahili 斯瓦希里语"), "ta": ("Tamil", "tamil 泰米尔语"),
-    "ca": ("Catalan", "catalan 加泰罗尼亚语"), "eu": ("Basque", "basque 巴斯克语"),
-    "bg": ("Bulgarian", "bulgarian 保加利亚语"), "hr": ("Croatian", "croatian 克罗地亚语"),
-    "sr": ("Serbian", "serbian 塞尔维亚语"), "lt": ("Lithuanian", "lithuanian 立陶宛语"),
-    "et": ("Estonian", "estonian 爱沙尼亚语"), "sl": ("Slovenian", "slovenian 斯洛文尼亚语"),
-}
-
 # group: (label for the message, query words, words a card may carry instead).
 GROUPS: dict[ConstraintKind, dict[str, tuple[str, str, str]]] = {
     ConstraintKind.MODALITY: {
         "image": ("images", "image images imaging photos photographs pictures 图像 图片 影像 照片", "photo picture"),
         "mri": ("MRI scans", "mri magnetic_resonance 核磁 磁共振", ""),
         "ct": ("CT scans", "computed_tomography ct_scan ct_scans ct_images", ""),
-        "xray": ("X-ray images", "x-ray x-rays xray xrays radiograph radiographs radiography x光", ""),
+        "xray": ("X-ray images",
+                 "x-ray x-rays xray xrays radiograph radiographs radiography x光 x线 x射线 胸片 全景片 牙片", ""),
         "ultrasound": ("ultrasound images", "ultrasound sonography 超声", ""),
         "histopathology": ("histopathology slides", "histopathology histology whole-slide 病理切片", ""),
         "dermoscopy": ("dermoscopy images", "dermoscopy dermoscopic 皮肤镜", ""),
@@ -79,6 +71,11 @@ GROUPS: dict[ConstraintKind, dict[str, tuple[str, str, str]]] = {
         "ecg": ("ECG signals", "ecg ekg electrocardiogram electrocardiograms electrocardiography 心电 心电图", ""),
         "eeg": ("EEG signals", "eeg electroencephalogram electroencephalography 脑电 脑电图", ""),
         "signals": ("sensor or wearable signals", "wearable wearables accelerometer 可穿戴", "sensor sensors"),
+        "sign_language": ("sign language video", "sign_language 手语", ""),
+        "sequencing": ("sequencing reads", "fastq sequencing_reads bam_files 测序数据 测序读段", ""),
+        "mass_spec": ("mass spectra", "mass_spectrometry mass_spectra lc-ms 质谱", ""),
+        "sleep": ("polysomnography", "polysomnography polysomnographic 多导睡眠", ""),
+        "endoscopy": ("endoscopy images or video", "endoscopy endoscopic colonoscopy gastroscopy 内镜 结肠镜 胃镜", ""),
     },
     ConstraintKind.SPECIES: {
         "mouse": ("mice", "mouse mice murine 小鼠", ""), "rat": ("rats", "rat rats 大鼠", ""),
@@ -87,7 +84,8 @@ GROUPS: dict[ConstraintKind, dict[str, tuple[str, str, str]]] = {
         "plant": ("plants", "plant plants arabidopsis botanical 植物", ""),
         "animal": ("animals", "veterinary animal animals livestock wildlife 兽医 动物",
                    "canine feline bovine wildlife fauna zoology zoological taxa taxon bioacoustics"),
-        "dog": ("dogs", "dog dogs canine 犬", ""), "cattle": ("cattle", "cattle cow cows bovine 牛", ""),
+        "dog": ("dogs", "dog dogs canine 犬类 犬只 狗狗 宠物犬", ""),
+        "cattle": ("cattle", "cattle cow cows bovine 奶牛 肉牛 牛只 黄牛 牦牛 牛群", ""),
         "bacteria": ("bacteria", "bacteria bacterial microbial 细菌", "microbe microbes"),
     },
     ConstraintKind.COUNTRY: {
@@ -110,8 +108,47 @@ NOT_LANGUAGE = ("traditional chinese medicine", "chinese medicine", "chinese med
 _PHRASE = {ConstraintKind.LANGUAGE: "is in", ConstraintKind.MODALITY: "holds",
            ConstraintKind.SPECIES: "is about", ConstraintKind.COUNTRY: "is from", ConstraintKind.NAME: "names"}
 CJK_TEXT = re.compile(r"[\u3400-\u9fff]")
+_EXCLUDED_NAMES = re.compile(
+    r"(?:\b(?:not|except|excluding|exclude|other than|besides|apart from|but not|without|rather than|instead of)"
+    r"|不要|不需要|除了|除去|排除|不含|不包括)((?:[\s(（]*[^\s,;:.!?，。；：！？()（）]+[)）]?){1,4})")
+"""A negation and the (up to four) words after it that may name datasets the request rules out."""
+_CAPITALISED = re.compile(r"[A-Za-z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*|[A-Z][A-Za-z0-9-]*[A-Z0-9]")
+"""A word with two capitals or more, or letters and digits ("GENIA", "GE", "MedDialog", "PKUSEG")."""
+_VERSIONED = re.compile(r"(?<![\w-])([A-Za-z][\w-]*[A-Z0-9][\w-]*|[A-Z]{3,})\s*((?:19|20)\d{2})(?!\d)")
+"""A dataset name followed by a year ("i2b2 2012", "CHIP 2020")."""
+_RELATIVE = re.compile(r"\b(?:before|after|prior to|earlier than|later than|since|until|older than|newer than)\W*$",
+                       re.IGNORECASE)
+_RELATIVE_AFTER = re.compile(r"\s*(?:之前|以前|之后|以后|前的|后的|and (?:earlier|later|before|after))", re.IGNORECASE)
+_ACRONYM = re.compile(r"^\W*([A-Z]{4,})(?![\w-])")
+"""An all-capitals word of four or more letters opening the request ("TCGA pathology reports")."""
 _NAME_LIKE = re.compile(r"(?<![\w-])((?:[A-Za-z]*[a-z][A-Z][A-Za-z]*|[A-Za-z]+\d+[A-Za-z0-9]*|[A-Za-z]+-\d+[A-Za-z]*"
-                        r"|[A-Z]{3,}-(?:I{1,3}|IV|V|VI))(?:-[A-Za-z0-9]+)*)(?![\w-])")
+                        r"|[A-Z]{3,}-(?:I{1,3}|IV|V|VI)|[A-Z]{2,}-[A-Z]{2,})(?:-[A-Za-z0-9]+)*)(?![\w-])")
+
+
+NEGATION = re.compile(
+    r"(?:\b(?:not|non|no|except|excluding|exclude|without|but not|other than|rather than|instead of|apart from)"
+    r"(?: in| the| any)?|不要|不需要|不用|不含|不包括|排除|除了|除去|除|非|不是|并非|而非)\s*$")
+"""A cue right before a term that excludes it ("not English", "non-English", "不要越南语")."""
+EXCLUDING = (r"(?:\b(?:not|non|no|except|excluding|exclude|without|but not|other than|rather than|instead of|"
+             r"apart from)(?:[\s-]+(?:in|the|any))?"
+             r"|不要|不需要|不用|不含|不包括|排除|除了|除去|除|非|不是|并非|而非)[\s-]*")
+"""The same cue in the query's own text (with its punctuation), for :func:`.semantic.semantic_text`."""
+CONTEXT = re.compile(
+    r"(?:\b(?:(?:our|my)\s+(?:\w+\s+){0,2}?(?:lab|team|group|hospital|clinic|company|startup|users|customers|"
+    r"patients|university|institute|department|project|office)s?(?:\s+\w+){0,3}?"
+    r"|we|we re|we are|i m|i am|i work|we work)\s+(?:(?:a|an)\s+(?:\w+\s+){0,3}?)?(?:based\s+|located\s+|working\s+)?"
+    r"(?:in|at|from)(?:\s+the)?|(?:我们|我|用户|团队|实验室|课题组|公司|医院)(?:的\w{0,4})?(?:主要|都|目前|现在)?"
+    r"(?:在|位于|来自))\s*$")
+"""Words before a country or place that make it the asker's own context ("our lab in Kenya", "我们的用户主要在台湾"),
+not a property of the data."""
+DATA_NOUNS = re.compile(
+    r"^\s*(?:[\w-]+\s+){0,2}?(?:data|dataset|datasets|corpus|corpora|benchmark|benchmarks|notes|reports|records|"
+    r"labels|images|scans|questions|pairs|cohort|database|challenge|task|subset|split|version|annotations|"
+    r"collection|files|recordings|release)\b|^\s*(?:的)?(?:数据|语料|评测|基准|标注|任务|比赛|竞赛)")
+"""Words after a name that make it the data asked for ("MIMIC-IV ICU notes", "emrQA question-answer pairs")."""
+_COMPARISON = re.compile(r"-(?:style|like|type|based|inspired|format|formatted|compatible)$", re.IGNORECASE)
+_WORD_AFTER_YU = "料言义音句境法种篇调序气汇素"
+"""A Chinese language name ending in 语 is not one when its 语 starts a word (方法语料: 法 + 语料, not 法语)."""
 
 
 @dataclass(frozen=True)
@@ -124,13 +161,19 @@ class Constraint:
     cards: frozenset[int]
     named: frozenset[int] = frozenset()
     """For a dataset name: the cards whose own name, alias or id it is (they rank first)."""
+    excluded: bool = False
+    """A language or dataset the query rules out ("not English", "不要越南语", "除了 MedDialog 以外"): the cards
+    satisfying it are those in another language (or listing none), or those not named so; its label reads
+    "a language other than English", "a dataset other than MedDialog"."""
+    versioned: bool = False
+    """A dataset name with a year ("i2b2 2012", "CHIP 2020"): satisfied by the cards carrying both."""
 
     @property
     def restricts(self) -> bool:
         """Whether the constraint drops the cards that do not satisfy it. A named dataset that some card
         carries does not: the exact and alias tiers already rank it first, and the other cards stay as
         neighbours; a name no card carries empties the answer."""
-        return self.kind is not ConstraintKind.NAME or not self.cards
+        return self.kind is not ConstraintKind.NAME or not self.cards or self.excluded or self.versioned
 
     def message(self, size: int) -> str:
         """"no card in the catalog is in Polish (0 of 386)" (or "holds images", "names MIMIC-IV", ...)."""
@@ -138,7 +181,7 @@ class Constraint:
 
     def to_dict(self, size: int) -> dict[str, object]:
         return {"kind": self.kind.value, "term": self.term, "label": self.label, "cards": len(self.cards),
-                "of": size}
+                "of": size, "excluded": self.excluded}
 
 
 def says(flat: str, word: str) -> bool:
@@ -147,8 +190,88 @@ def says(flat: str, word: str) -> bool:
     return word in flat if CJK_TEXT.search(word) else f" {word.replace('-', ' ').replace('_', ' ')} " in flat
 
 
-def _first(query: str, words: str) -> str | None:
-    return next((w for w in words.split() if says(query, w)), None)
+def _spaced(word: str) -> str:
+    return word.replace("-", " ").replace("_", " ")
+
+
+@lru_cache(maxsize=64)
+def _matcher(words: tuple[str, ...]) -> tuple[dict[str, str], int, re.Pattern[str] | None]:
+    """For ``words``: the Latin ones by their spaced form ("x ray" -> "x-ray") and the most words one has;
+    one pattern of the Chinese ones, longest first."""
+    latin = {_spaced(w): w for w in words if not CJK_TEXT.search(w)}
+    cjk = sorted((w for w in words if CJK_TEXT.search(w)), key=len, reverse=True)
+    return (latin, max((w.count(" ") + 1 for w in latin), default=0),
+            re.compile("|".join(map(re.escape, cjk))) if cjk else None)
+
+
+def _occurrences(text: str, words: tuple[str, ...]) -> list[tuple[str, int]]:
+    """``(word, start)`` of each of ``words`` in ``text`` (folded, padded), as :func:`says` finds them: Latin
+    words whole (the longest first), Chinese ones as substrings, except a language name ending in 语 where
+    its 语 starts another word (:data:`_WORD_AFTER_YU`)."""
+    latin, longest, pattern = _matcher(words)
+    out = []
+    tokens = [(m.group(), m.start()) for m in re.finditer(r"\S+", text)] if latin else []
+    for i, (_, start) in enumerate(tokens):
+        for n in range(min(longest, len(tokens) - i), 0, -1):
+            phrase = " ".join(t for t, _ in tokens[i:i + n])
+            if phrase in latin:
+                out.append((latin[phrase], start))
+                break
+    for match in pattern.finditer(text) if pattern is not None else ():
+        word = match.group(0)
+        if not (word.endswith("语") and (text[match.end():match.end() + 1] or " ") in _WORD_AFTER_YU):
+            out.append((word, match.start()))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _group_table() -> tuple[tuple[str, ...], dict[str, list[tuple[ConstraintKind, str]]]]:
+    """Every query word of the fixed groups, and the groups of each."""
+    owners: dict[str, list[tuple[ConstraintKind, str]]] = {}
+    for kind, table in GROUPS.items():
+        for group, (_, words, _) in table.items():
+            for word in words.split():
+                owners.setdefault(word, []).append((kind, group))
+    return tuple(owners), owners
+
+
+@lru_cache(maxsize=1)
+def _language_table() -> tuple[tuple[str, ...], dict[str, str]]:
+    """Every language word, and the language code of each (as matched: "modern greek")."""
+    table = {w: code for code, (_, words) in language_words().items() for w in words.split()}
+    return tuple(table), table
+
+
+@lru_cache(maxsize=1)
+def _latin_language_names() -> tuple[str, ...]:
+    """Single-word Latin language names of five letters or more (the candidates of a misspelling)."""
+    words, _ = _language_table()
+    return tuple(w for w in words if w.isalpha() and w.isascii() and len(w) >= 5)
+
+
+def _misspelt_languages(text: str, taken: list[tuple[str, int]], known: Callable[[str], bool]) -> list[tuple[str, int]]:
+    """``(language name, start)`` for each word of ``text`` that no card says and that is one transposition,
+    insertion or deletion away from exactly one language name ("polsih" -> polish, "germna" -> german).
+    A substitution is not taken ("green" is not "greek", "trench" not "french")."""
+    names = _latin_language_names()
+    seen = {start for _, start in taken}
+    out = []
+    for match in re.finditer(r"[a-z]{5,}", text):
+        word = match.group()
+        if match.start() in seen or word in names or known(word):
+            continue
+        close = [n for n, _, _ in process.extract(word, names, scorer=OSA.distance, score_cutoff=1, limit=4)
+                 if not (len(n) == len(word) and Levenshtein.distance(word, n) == 1)]
+        if len(close) == 1:
+            out.append((close[0], match.start()))
+    return out
+
+
+def _blank(text: str, spans: list[tuple[str, int]]) -> str:
+    """``text`` with each ``(word, start)`` span turned into spaces."""
+    for word, start in spans:
+        text = text[:start] + " " * len(word) + text[start + len(word):]
+    return text
 
 
 def group_cards(flat_texts: list[str], words: str) -> frozenset[int]:
@@ -157,28 +280,123 @@ def group_cards(flat_texts: list[str], words: str) -> frozenset[int]:
     return frozenset(i for i, text in enumerate(flat_texts) if any(says(text, w) for w in folded))
 
 
+def _is_name(query: str, match: re.Match[str], carried: bool) -> bool:
+    """Whether a name-like token is a named-dataset constraint. A name some card carries always is (it
+    ranks that card first). A name no card carries is one only when it is what the request asks for:
+    the request's first word, or followed within three words by a data noun (:data:`DATA_NOUNS`); a
+    comparison ("NutritionFacts-style") never is. So "MIMIC-IV ICU notes" is empty, while "microRNA
+    literature curation" or "the Baidu PaddlePaddle language model" keep their other words."""
+    token = match.group(1)
+    if carried:
+        return True
+    if _COMPARISON.search(token):
+        return False
+    before = query[:match.start()].strip(" \t\"'“‘(「")
+    return not before or bool(DATA_NOUNS.search(query[match.end():]))
+
+
 def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[int],
            groups: Callable[[ConstraintKind, str], frozenset[int]],
-           named: Callable[[str], tuple[frozenset[int], frozenset[int]]]) -> list[Constraint]:
+           named: Callable[[str], tuple[frozenset[int], frozenset[int]]],
+           other_than: Callable[[str], frozenset[int]] | None = None,
+           name_words: Callable[[str], frozenset[int]] | None = None,
+           containing: Callable[[str], frozenset[int]] | None = None,
+           known: Callable[[str], bool] | None = None) -> list[Constraint]:
     """The constraints of ``query``. ``languages``: language code -> cards; ``unknown``: the cards that
     list no language (they contradict no language); ``groups(kind, group)``: the cards satisfying a
-    group; ``named(token)``: the cards carrying a name-like token, and those whose name, alias or id it is."""
+    group; ``named(token)``: the cards carrying a name-like token, and those whose name, alias or id it
+    is; ``other_than(code)``: the cards in some language other than ``code`` (for an excluded language;
+    without it an excluded language constrains nothing); ``name_words(token)``: the cards whose name,
+    aliases or id hold ``token`` as a word (for an excluded dataset); ``containing(text)``: the cards whose
+    text holds ``text`` (the year of a versioned name); ``known(word)``: whether a card says ``word`` (a
+    word no card says may be a misspelt language name: "polsih", "germna"). Without them, their rule does
+    not apply.
+
+    A language every mention of which is negated ("not English", "非英文") is excluded; a country or
+    modality after a negation is no constraint, nor a country in the asker's own context ("our lab in
+    Kenya"). Country and modality words inside a language name (越南 in 越南语) are not read again."""
     folded = fold(query)
     found: list[Constraint] = []
     spoken = folded
     for phrase in NOT_LANGUAGE:
-        spoken = spoken.replace(f" {phrase} ", " ")
-    for code, (label, words) in LANGUAGES.items():
-        if (term := _first(spoken, words)) is not None:
-            found.append(Constraint(ConstraintKind.LANGUAGE, term, label, languages.get(code, frozenset()) | unknown))
-    for kind, table in GROUPS.items():
-        for group, (label, words, _) in table.items():
-            if (term := _first(folded, words)) is not None:
-                found.append(Constraint(kind, term, label, groups(kind, group)))
-    for match in _NAME_LIKE.finditer(unicodedata.normalize("NFKC", query)):
+        spoken = spoken.replace(f" {phrase} ", " " * (len(phrase) + 2))
+    words, codes = _language_table()
+    taken = _occurrences(spoken, words)
+    if known is not None:
+        taken += _misspelt_languages(spoken, taken, known)
+    by_code: dict[str, list[tuple[str, int]]] = {}
+    for word, start in taken:
+        by_code.setdefault(codes[word], []).append((word, start))
+    labels = language_words()
+    for code, places in by_code.items():
+        label = labels[code][0]
+        positive = [(w, i) for w, i in places if not NEGATION.search(spoken[:i])]
+        if positive:
+            found.append(Constraint(ConstraintKind.LANGUAGE, positive[0][0], label,
+                                    languages.get(code, frozenset()) | unknown))
+        elif other_than is not None:
+            found.append(Constraint(ConstraintKind.LANGUAGE, places[0][0], f"a language other than {label}",
+                                    other_than(code), excluded=True))
+    rest = _blank(folded, taken)
+    group_words_, owners = _group_table()
+    said: dict[tuple[ConstraintKind, str], str] = {}
+    for word, start in _occurrences(rest, group_words_):
+        for kind, group in owners[word]:
+            if (kind, group) not in said and not NEGATION.search(rest[:start]) and not (
+                    kind is ConstraintKind.COUNTRY and CONTEXT.search(rest[:start])):
+                said[(kind, group)] = word
+    for kind, table in GROUPS.items():  # in the order of the tables
+        for group, (label, _, _) in table.items():
+            if (kind, group) in said:
+                found.append(Constraint(kind, said[(kind, group)], label, groups(kind, group)))
+    text = unicodedata.normalize("NFKC", query)
+    excluded = _excluded_names(text, name_words) if name_words is not None else {}
+    for token, cards in excluded.items():
+        found.append(Constraint(ConstraintKind.NAME, token, f"a dataset other than {token}", cards, excluded=True))
+    for match in _NAME_LIKE.finditer(text):
         token = match.group(1)
-        found.append(Constraint(ConstraintKind.NAME, token, token, *named(token)))
+        if token in excluded:
+            continue
+        carrying, own = named(token)
+        if _is_name(text, match, bool(carrying)):
+            found.append(Constraint(ConstraintKind.NAME, token, token, carrying, own))
+    if (acronym := _ACRONYM.match(text)) is not None and not _NAME_LIKE.match(text[acronym.start(1):]):
+        carrying, own = named(acronym.group(1))
+        if not carrying:  # an acronym some card carries is found by the lexical tiers; this one names no card
+            found.append(Constraint(ConstraintKind.NAME, acronym.group(1), acronym.group(1), carrying, own))
+    for match in _VERSIONED.finditer(text) if containing is not None else ():
+        assert containing is not None
+        name, year = match.group(1), match.group(2)
+        if _RELATIVE.search(text[max(0, match.start() - 20):match.start()]) or _RELATIVE_AFTER.match(
+                text[match.end():]):
+            continue  # "before CHIP 2020", "CHIP 2020 之前的那几届": the other editions are asked for
+        carrying, own = named(name)
+        if carrying and name not in excluded:
+            with_year = containing(year)
+            term = f"{name} {year}"
+            found.append(Constraint(ConstraintKind.NAME, term, term, carrying & with_year, own & with_year,
+                                    versioned=True))
     return found
+
+
+def _excluded_names(text: str, name_words: Callable[[str], frozenset[int]]) -> dict[str, frozenset[int]]:
+    """The datasets a request rules out ("other than the GENIA (GE) ones", "除了 MedDialog 以外"): each word
+    with capitals among the four after a negation that is a word of some card's name, aliases or id,
+    with the cards NOT named so (those are the cards that satisfy the exclusion)."""
+    out: dict[str, frozenset[int]] = {}
+    for cue in _EXCLUDED_NAMES.finditer(text):
+        depth = 0
+        for token in cue.group(1).split():
+            depth += token[0] in "(（"
+            for word in _CAPITALISED.findall(token):
+                if word not in out and (hit := name_words(word)):
+                    out[word] = hit
+            if token[-1] in ")）":
+                if not depth:  # "(not datasets) from the CMeKG project": the negation ends with its bracket
+                    break
+                depth -= 1
+    everyone = name_words("")
+    return {word: everyone - hit for word, hit in out.items()}
 
 
 IMAGE_GROUPS = ("mri", "ct", "xray", "ultrasound", "histopathology", "dermoscopy", "fundus")

@@ -8,13 +8,15 @@
 4. only the groups that can reach the top k are scored: BM25 from the engine, the verification
    prior and phrase proximity (:mod:`.engines`, :mod:`.ranking`, :mod:`.proximity`);
 5. the lexical order of hits (:func:`.ranking.order`), fused with the semantic channel's cards
-   above its floor, within the same filters and constraints (:mod:`.semantic`, :mod:`.fusion`);
+   above its floor, within the same filters and constraints (:mod:`.semantic`, :mod:`.fusion`); when
+   the languages named leave at most :data:`NARROW` cards, the floor is the completeness floor;
 6. the reply, which says what emptied an empty answer and offers suggestions apart from the hits
    (:mod:`eagle_rag_datasets.reply`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +25,7 @@ from eagle_rag_datasets.reply.build import Judgement, build_response, to_hit
 from eagle_rag_datasets.reply.explain import explain_hit
 from eagle_rag_datasets.reply.response import DatasetSearchResponse
 from eagle_rag_datasets.search.candidates import find_matches
-from eagle_rag_datasets.search.constraints import Constraint
+from eagle_rag_datasets.search.constraints import Constraint, ConstraintKind
 from eagle_rag_datasets.search.engines import Engine
 from eagle_rag_datasets.search.fusion import fuse, fusion_weights
 from eagle_rag_datasets.search.matching import Coverage, scoring_terms
@@ -35,6 +37,13 @@ from eagle_rag_datasets.search.units import parse_query
 
 if TYPE_CHECKING:
     from eagle_rag_datasets.catalog.catalog import DatasetCatalog
+
+NARROW = 5
+"""When the languages a query names leave at most this many cards ("Danish-English medical parallel
+sentences": one Danish card), each of them is likely what is asked for: the semantic channel then counts a
+card as a match from the completeness floor on (:class:`.semantic.Floor`), not only from the match floor,
+and an empty answer is never called complete (cards in those languages exist; the nearest are suggested).
+A country or modality does not narrow so (a card from the UK is not thereby a UK Biobank card)."""
 
 
 def _candidates(catalog: DatasetCatalog, request: DatasetQuery,
@@ -84,6 +93,9 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
             hit.proximity = proximity(checks, catalog.flat_texts[hit.ordinal]) if checks else 0.0
     ranked = order(head, use_prior=request.prior) + tail  # the tail is only counted, never shown
     semantic = _semantic(catalog, request, engine, constraints)
+    narrow = [c.cards for c in constraints if c.kind is ConstraintKind.LANGUAGE and not c.excluded]
+    if semantic is not None and narrow and len(frozenset.intersection(*narrow)) <= NARROW:
+        semantic = replace(semantic, floor=semantic.complete, complete=-1.0)
     off = (engine is not Engine.SUBSTRING and request.semantic and not request.strict and semantic is None
            and catalog.semantic_error is not None)
     judged = Judgement(constraints, semantic, allowed, satisfying, off)

@@ -31,7 +31,7 @@ from eagle_rag.plugin_api import (
     cjk_ratio,
     load_native_text_encoder,
 )
-from eagle_rag_datasets.search.constraints import Constraint, ConstraintKind
+from eagle_rag_datasets.search.constraints import EXCLUDING, Constraint, ConstraintKind
 
 log = logging.getLogger("eagle_rag_datasets")
 
@@ -142,16 +142,19 @@ def is_chinese(text: str) -> bool:
 
 
 def semantic_text(text: str, constraints: Sequence[Constraint]) -> str:
-    """The text the semantic channel encodes: a Chinese query without its language terms ("英文", "中文"),
-    which the language constraint already enforces (:mod:`.constraints`); any other query as it is."""
-    if not is_chinese(text):
-        return text
+    """The text the semantic channel encodes: the query without the languages it rules out ("not in
+    English", "不要越南语": e5 reads no negation, so the words would pull toward those cards), and a
+    Chinese query also without its language terms ("英文", "中文"), which the language constraint already
+    enforces (:mod:`.constraints`); the query as it is when nothing else would be left."""
     out = text
     for constraint in constraints:
-        if constraint.kind is ConstraintKind.LANGUAGE:
+        if constraint.kind is ConstraintKind.LANGUAGE and constraint.excluded:
+            term = r"[\s_-]+".join(map(re.escape, constraint.term.split("_")))
+            out = re.sub(EXCLUDING + term, " ", out, flags=re.IGNORECASE)
+        elif constraint.kind is ConstraintKind.LANGUAGE and is_chinese(text):
             out = re.sub(re.escape(constraint.term), " ", out, flags=re.IGNORECASE)  # terms come folded
     out = " ".join(out.split())
-    return out if out else text
+    return out if out and out != " ".join(text.split()) else text
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:

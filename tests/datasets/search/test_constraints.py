@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from eagle_rag_datasets import DatasetCatalog
-from eagle_rag_datasets.search.constraints import ConstraintKind, detect
+from eagle_rag_datasets.search.constraints import CJK_TEXT, GROUPS, ConstraintKind, detect
+from eagle_rag_datasets.search.languages import language_words
 from eagle_rag_datasets.search.semantic import semantic_text
 from tests.datasets.conftest import card
 
@@ -53,8 +54,8 @@ def test_a_card_about_wildlife_or_taxa_satisfies_an_animal_request(cards):
 
 
 def test_named_datasets_constrain_only_when_no_card_carries_them(cards):
-    found = cards.constraints("MIMIC-IV notes for ImageNet-style training")
-    assert [(c.term, len(c.cards), c.restricts) for c in found] == [("MIMIC-IV", 0, True), ("ImageNet-style", 0, True)]
+    found = cards.constraints("MIMIC-IV notes for ImageNet-style training")  # "-style" compares, names no data
+    assert [(c.term, len(c.cards), c.restricts) for c in found] == [("MIMIC-IV", 0, True)]
     # "NotesPL" is a card's name with the space left out: that card carries it (named first), no restriction
     named = [c for c in cards.constraints("GeneTag or NotesPL") if c.kind is ConstraintKind.NAME]
     assert [(c.term, sorted(c.cards), sorted(c.named), c.restricts) for c in named] == [
@@ -65,7 +66,8 @@ def test_the_message_names_the_term_and_counts():
     found = detect("Greek abstracts", {"en": frozenset({0, 1})}, frozenset(), lambda kind, group: frozenset(),
                    lambda token: (frozenset(), frozenset()))
     assert found[0].message(386) == "no card in the catalog is in Greek (0 of 386)"
-    assert found[0].to_dict(386) == {"kind": "language", "term": "greek", "label": "Greek", "cards": 0, "of": 386}
+    assert found[0].to_dict(386) == {"kind": "language", "term": "greek", "label": "Greek", "cards": 0, "of": 386,
+                                   "excluded": False}
 
 
 def test_the_semantic_text_of_a_chinese_query_drops_its_language_terms(cards):
@@ -80,3 +82,110 @@ def test_the_semantic_text_of_a_chinese_query_drops_its_language_terms(cards):
 
 def test_uk_names_the_united_kingdom(cards):
     assert kinds(cards.constraints("UK hospital records")) == [("country", "uk", 0)]
+
+
+def test_a_name_no_card_carries_constrains_only_when_it_is_the_data_asked_for(cards):
+    # before: both requests were emptied ("no card in the catalog names microRNA / PaddlePaddle (0 of 6)")
+    assert kinds(cards.constraints("Working on microRNA literature curation, need annotated abstracts")) == []
+    assert kinds(cards.constraints("the Baidu PaddlePaddle biomedical language model")) == []
+    # the request's first word, or a name followed within three words by a data noun, stays a constraint
+    assert kinds(cards.constraints("emrQA question-answer pairs")) == [("name", "emrQA", 0)]
+    assert kinds(cards.constraints("I need the MIMIC-IV ICU notes")) == [("name", "MIMIC-IV", 0)]
+
+
+def test_languages_come_from_the_iso_639_tables_in_english_and_chinese(cards):
+    # before: Icelandic, Yoruba and 藏语 were in no word list, so nothing constrained these requests
+    # (1: only k/any, which lists no language and so contradicts none)
+    assert kinds(cards.constraints("Icelandic health FAQ pairs")) == [("language", "icelandic", 1)]
+    assert kinds(cards.constraints("藏语医学文本语料")) == [("language", "藏语", 1)]
+    assert ("language", "yoruba", 1) in kinds(cards.constraints("Yoruba-English parallel sentences"))
+    # Cantonese is a language of its own: a Mandarin card does not satisfy it
+    assert kinds(cards.constraints("粤语 问诊 对话")) == [("language", "粤语", 1)]
+    assert cards.constraints("Latin American patient notes") == []  # an ordinary word, left out
+
+
+def test_a_chinese_word_is_never_one_character_nor_a_language_name_inside_another_word(cards):
+    # before: 牛 (cattle) matched inside 牛津 (Oxford), so the request was emptied, "no card is about cattle"
+    assert kinds(cards.constraints("牛津 巴黎 地标 建筑 以图搜图")) == []
+    assert kinds(cards.constraints("方法语料 和 司法语料")) == []  # 法 + 语料, not 法语 (French)
+    assert kinds(cards.constraints("法语语料")) == [("language", "法语", 1)]
+    chinese = [w for table in GROUPS.values() for _, words, extra in table.values() for w in f"{words} {extra}".split()
+               if CJK_TEXT.search(w)]
+    chinese += [w for _, words in language_words().values() for w in words.split() if CJK_TEXT.search(w)]
+    assert len(chinese) > 200 and all(len(w) >= 2 for w in chinese)
+
+
+def test_an_excluded_language_keeps_the_cards_in_other_languages(cards):
+    # before: "not English" was an English constraint (the English cards were the only ones kept)
+    found = cards.constraints("clinical notes, not English")
+    assert [(c.term, c.excluded, sorted(cards.card_ids[i] for i in c.cards)) for c in found] == [
+        ("english", True, ["k/any", "k/pl"])]
+    assert found[0].message(6) == "no card in the catalog is in a language other than English (2 of 6)"
+    zh = cards.constraints("基于 MS MARCO 的英文检索评测，不要越南语翻译版")
+    assert [(c.term, c.excluded) for c in zh] == [("英文", False), ("越南语", True)]  # 越南 (Vietnam) not read again
+    assert semantic_text("clinical notes, not in English", cards.constraints("clinical notes, not in English")) == (
+        "clinical notes,")
+
+
+def test_a_place_in_the_askers_own_context_is_no_constraint(cards):
+    # before: the answer was emptied, "no card in the catalog is from Kenya / Taiwan (0 of 6)"
+    assert kinds(cards.constraints("our lab in Kenya needs Polish clinical notes")) == [("language", "polish", 2)]
+    assert kinds(cards.constraints("我们的用户主要在台湾，需要医学考试选择题")) == []
+    assert kinds(cards.constraints("clinical notes of patients from Kenya")) == [("country", "kenya", 0)]
+
+
+def test_an_opening_acronym_no_card_carries_and_sequencing_reads_constrain(cards):
+    # before: neither was a constraint, and the semantic channel answered with near cards (0.86, 0.85)
+    assert kinds(cards.constraints("TCGA pathology reports with cancer stage")) == [("name", "TCGA", 0)]
+    assert kinds(cards.constraints("pathology reports like those of TCGA")) == []  # not what is asked for
+    assert kinds(cards.constraints("raw sequencing reads (FASTQ) with variant calls")) == [
+        ("modality", "sequencing_reads", 0)]
+
+
+@pytest.fixture(scope="module")
+def named_cards() -> DatasetCatalog:
+    return DatasetCatalog.from_records([
+        card("n/ge11", "BioNLP 2011 GE", "The GENIA event extraction task.", languages=["English"]),
+        card("n/cg13", "BioNLP 2013 CG", "Cancer genetics event extraction task.", languages=["English"]),
+        card("n/md", "MedDialog", "Doctor-patient conversations.", languages=["Chinese"]),
+        card("n/c19", "CHIP2019", "Clinical term normalisation.", languages=["Chinese"]),
+        card("n/c20", "CHIP2020", "Clinical term normalisation.", languages=["Chinese"]),
+        card("n/ebm", "EBM NLP", "PICO spans in abstracts.", languages=["English"]),
+    ])
+
+
+def test_a_dataset_after_a_negation_is_excluded_by_its_name(named_cards):
+    # before: nothing was excluded, and MedDialog, named by the request, was even ranked first
+    found = named_cards.constraints("BioNLP event extraction corpora other than the GENIA (GE) ones")
+    excluded = [(c.term, sorted(named_cards.card_ids[i] for i in c.cards)) for c in found if c.excluded]
+    assert excluded == [("GE", ["n/c19", "n/c20", "n/cg13", "n/ebm", "n/md"])]  # GENIA names no card
+    zh = [(c.term, c.excluded, c.restricts) for c in named_cards.constraints("中文医患对话数据，除了 MedDialog 以外的")]
+    assert zh == [("中文", False, True), ("MedDialog", True, True)]
+    # the negation ends with its bracket: CMeKG, after it, is asked for
+    assert [c.excluded for c in named_cards.constraints("tools (not datasets) from the MedDialog project")] == [False]
+
+
+def test_a_dataset_name_with_a_year_needs_both(named_cards):
+    found = [c for c in named_cards.constraints("想找 CHIP 2020 那一届的临床术语标准化数据") if c.versioned]
+    assert [(c.term, sorted(named_cards.card_ids[i] for i in c.cards), c.restricts) for c in found] == [
+        ("CHIP 2020", ["n/c20"], True)]
+    assert [c.cards for c in named_cards.constraints("CHIP 2022 评测数据") if c.versioned] == [frozenset()]
+    assert not [c for c in named_cards.constraints("CHIP 2020 之前的那几届") if c.versioned]  # other editions
+
+
+def test_two_capitalised_words_joined_by_a_hyphen_are_a_name(named_cards):
+    found = named_cards.constraints("EBM-NLP (Nye et al.)")
+    assert [(c.term, sorted(c.named)) for c in found] == [("EBM-NLP", [5])]  # the card named so ranks first
+
+
+def test_sign_language_and_chinese_x_ray_words_are_modalities(cards):
+    assert kinds(cards.constraints("中国手语的视频数据集")) == [("modality", "视频", 0), ("modality", "手语", 0)]
+    assert kinds(cards.constraints("牙科全景片的龋齿标注")) == [("modality", "全景片", 0)]
+
+
+def test_a_misspelt_language_name_no_card_says_is_that_language(cards):
+    # before: "polsih" and "germna" were unknown words, so nothing constrained these requests
+    assert kinds(cards.constraints("trec covid polsih")) == [("language", "polish", 2)]
+    assert kinds(cards.constraints("germna clinical notes")) == [("language", "german", 1)]
+    # a substitution is not taken (green / greek), nor a word some card says (k/mouse says "murine")
+    assert cards.constraints("green tea study") == []

@@ -78,7 +78,7 @@ def test_a_language_no_card_has_empties_the_answer_and_says_so(small):
     assert response.hits == () and response.verdict == "unsatisfied" and response.absent
     assert "no card in the catalog is in Finnish (0 of 7)" in response.message
     assert response.unsatisfied == ({"kind": "language", "term": "finnish", "label": "Finnish", "cards": 0,
-                                     "of": 7},)
+                                     "of": 7, "excluded": False},)
     assert response.suggestions and response.suggestions[0].id == "x/de"  # the nearest card, not a hit
     assert "language: finnish" in response.suggestions[0].fails
 
@@ -125,3 +125,27 @@ def test_switching_the_channel_off_keeps_the_lexical_answer(small):
     off = small.search("adverse reactions to drugs that patients post online", semantic=False)
     assert ids(on)[0] == "x/adr" and on.semantic["used"] is True
     assert all(h.match != "semantic" for h in off.hits) and off.semantic == {"used": False}
+
+
+def test_a_language_few_cards_are_in_lowers_the_floor_and_is_never_called_absent(catalog):
+    # Swedish: a handful of cards. Similarity 0.176 is under the Chinese match floor (0.20) but over the
+    # completeness floor (0.10); before, this answer was empty ("uncertain")
+    found = catalog.search("瑞典语 临床 文本", top_k=5)
+    assert ids(found)[:1] == ["bigbio/swedish_medical_ner"] and found.hits[0].match == "semantic"
+    assert 0.10 <= found.hits[0].similarity < 0.20
+    # no Danish card comes within the completeness floor (best 0.08), but one Danish card exists: before,
+    # the answer said "complete: there is no such dataset card here"
+    response = catalog.search("丹麦语 医药 双语 句子", top_k=5)
+    assert response.hits == () and response.verdict == "uncertain" and not response.absent
+    assert [s.id for s in response.suggestions] == ["mteb/DanishMedicinesAgencyBitextMining"]
+
+
+def test_an_answer_emptied_only_by_a_country_is_not_called_complete(catalog):
+    # the cards seldom name their country: before, this answer said "no card in the catalog is from Kenya"
+    # as a claim (verdict unsatisfied, absent)
+    response = catalog.search("Kenyan hospital discharge summaries", top_k=5)
+    assert response.hits == () and response.verdict == "unconfirmed" and not response.absent
+    assert "no card in the catalog says it is from Kenya (0 of 386)" in response.message
+    assert response.unsatisfied[0]["term"] == "kenyan" and response.suggestions
+    languages = catalog.search("Icelandic hospital discharge summaries", top_k=5)  # a language is on the card
+    assert languages.verdict == "unsatisfied" and languages.absent

@@ -47,7 +47,7 @@ function unsatisfied(reply) {
   const failed = reply.unsatisfied || [];
   if (!failed.length) return null;
   return el("p", { class: "constraint", id: "ds-constraint" }, "Emptied by: ",
-    failed.map((c) => `${c.kind} "${c.term}" (${c.cards} of ${c.of} cards)`).join("; "));
+    failed.map((c) => `${c.excluded ? "excluded " : ""}${c.kind} "${c.term}" (${c.cards} of ${c.of} cards)`).join("; "));
 }
 
 async function searchCards() {
