@@ -101,7 +101,7 @@ class DocRouterOptions(_Strict):
     short_chars: int = Field(500, ge=0, description="a document shorter than this (characters of its text) is "
                              "too short for the Tier-1 signals: in the band it gets short_default (0: off)")
     short_default: Profile = Field("biomedical", description="profile of a short document in the band without "
-                                   "an LLM verdict (a PubMed snippet, a note: bench/README.md, BioASQ)")
+                                   "an LLM verdict (a PubMed snippet, a note: bench/HISTORY.md, BioASQ)")
 
 
 class Stages(_Strict):

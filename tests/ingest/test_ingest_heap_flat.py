@@ -15,7 +15,7 @@ Each measure runs in a fresh interpreter (this module run as a script): in the t
 earlier tests left behind can allocate between the two looks too (one suite run measured +60 kB where
 the check alone measures -12 to -18 kB).
 
-The memory measured outside Python (tantivy's writer, SQLite's page cache) is in bench/README.md
+The memory measured outside Python (tantivy's writer, SQLite's page cache) is in bench/HISTORY.md
 (``bench/bench_ingest_memory.py --write --store-process``).
 """
 

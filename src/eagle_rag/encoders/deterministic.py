@@ -35,7 +35,7 @@ def hash_tokens(text: str) -> list[str]:
 
 TOKEN_CACHE = 8192
 """Token vectors kept per process: 8,192 x 384 float64 = 24 MiB (65,536 kept 192 MiB, and grew with
-every new token of a long ingest: bench/README.md, "The store apart from the pipeline")."""
+every new token of a long ingest: bench/HISTORY.md, "The store apart from the pipeline")."""
 
 
 @lru_cache(maxsize=TOKEN_CACHE)

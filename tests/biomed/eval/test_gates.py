@@ -3,7 +3,7 @@
 Gates: Hit@5 >= 0.70, Recall@5 >= 0.50, MRR >= 0.55, term coverage >= 0.80 (overall), in mode full,
 over every third query of each workflow (30 of the 85; the full pipeline costs about a second a
 query on these machines, most of it the cross-encoder). The whole set is measured by
-``eagle-rag eval biomed`` (bench/README.md, "Biomed gold set"), which also reports the targets
+``eagle-rag eval biomed`` (bench/HISTORY.md, "Biomed gold set"), which also reports the targets
 Hit@5 >= 0.95 and MRR >= 0.90.
 """
 
