@@ -11,8 +11,6 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from eagle_rag import index_health
-from eagle_rag.audit_sinks import build_audit
 from eagle_rag.context import HookContext, Services
 from eagle_rag.encoders.factory import default_registry
 from eagle_rag.encoders.registry import EncoderRegistry
@@ -21,10 +19,12 @@ from eagle_rag.ingest.executors import Executor, RayOptions
 from eagle_rag.ingest.orchestrator import IngestOrchestrator, IngestReport, ProgressFn, StageProgressFn
 from eagle_rag.ingest.ray_executor import ray_ingest
 from eagle_rag.ingest.sources import missing_paths_error
-from eagle_rag.plugin_manager import build_plugin_manager
+from eagle_rag.kernel.audit_sinks import build_audit
+from eagle_rag.kernel.plugin_manager import build_plugin_manager
+from eagle_rag.ops.reindex import apply_encoder_versions
 from eagle_rag.protocols import LexicalIndex
-from eagle_rag.reindex import apply_encoder_versions
 from eagle_rag.retrieve.orchestrator import RetrieverOrchestrator
+from eagle_rag.service import health as index_health
 from eagle_rag.settings import Settings, load_settings
 from eagle_rag.stores.availability import is_unavailable, settings_unavailable
 from eagle_rag.stores.lexical import TantivyLexicalIndex
@@ -131,14 +131,14 @@ class Engine:
         type, not a regular file, no record ingested) is a failure in ``report.failures`` and a bad
         record one in ``report.record_failures``, even when nothing at all was ingested: no
         :class:`~eagle_rag.errors.IngestError` is raised for them (check ``report.any_failed``).
-        :class:`eagle_rag.client.EagleClient.ingest` behaves the same.
+        :class:`eagle_rag.client.http.EagleClient.ingest` behaves the same.
 
         Raises:
             InvalidRequest: a path does not exist (before anything is read or written), unless
                 ``skip_missing`` is set: such a path is then a failure in the report.
             StoreUnavailable: a store cannot be reached.
         """
-        from eagle_rag.service import validate_kb_name
+        from eagle_rag.service.searching import validate_kb_name
 
         validate_kb_name(kb_name)
         if max_errors is not None and max_errors < 0:
@@ -171,13 +171,13 @@ class Engine:
     def warm_up(self) -> Any:
         """Load the models, vocabularies and stores the first query would load, and run each once,
         so the first query costs what the hundredth does; returns a
-        :class:`eagle_rag.warm_up.WarmUpReport`. ``eagle-rag serve`` calls it before it reports ready."""
-        from eagle_rag.warm_up import warm_up
+        :class:`eagle_rag.ops.warm_up.WarmUpReport`. ``eagle-rag serve`` calls it before it reports ready."""
+        from eagle_rag.ops.warm_up import warm_up
 
         return warm_up(self)
 
     def search(self, request: Any) -> Any:
-        from eagle_rag.service import search
+        from eagle_rag.service.searching import search
 
         return search(self, request)
 

@@ -12,11 +12,8 @@ from __future__ import annotations
 from eagle_rag.analysis import analyze, cjk_ratio, compact_name, model_covers, normalize
 from eagle_rag.api import ERROR_RESPONSES
 from eagle_rag.api.models import FilterValue, PlainText
-from eagle_rag.cli_progress import CommandProgress
-from eagle_rag.connect import Target, open_backend, resolve_target
+from eagle_rag.cli.progress import CommandProgress
 from eagle_rag.context import HookContext, Services, ServiceUnavailable
-from eagle_rag.core_defaults import MIXED_QUERY_MIN_CJK, MULTILINGUAL_COLLECTION, MULTILINGUAL_ENCODER
-from eagle_rag.demo import sample_dir
 from eagle_rag.encoders import (
     BUNDLED_BGE_SMALL,
     BUNDLED_E5_MULTILINGUAL,
@@ -40,8 +37,10 @@ from eagle_rag.ingest.dispatch import embed_input, is_visual_chunk
 from eagle_rag.ingest.parsers import file_document_id, record_document_id
 from eagle_rag.ingest.records import ParseResult, Record, RecordFailure
 from eagle_rag.ingest.sources import allowed_ingest_roots, iter_source_files
-from eagle_rag.mcp_tools import McpTool, tool_error
-from eagle_rag.plugin_options import WRITES_INDEX, PluginOptionsError, validate_plugin_options
+from eagle_rag.kernel.core_defaults import MIXED_QUERY_MIN_CJK, MULTILINGUAL_COLLECTION, MULTILINGUAL_ENCODER
+from eagle_rag.kernel.plugin_options import WRITES_INDEX, PluginOptionsError, validate_plugin_options
+from eagle_rag.mcp.tools import McpTool, tool_error
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag.protocols import CrossEncoder, StoreFilter, TextEncoder, Vector, VectorStore
 from eagle_rag.redact import public_path
 from eagle_rag.retrieve.channels import embed_query
@@ -54,7 +53,8 @@ from eagle_rag.retrieve.fusion import (
     sparse_overlap_score,
 )
 from eagle_rag.retrieve.safe_hooks import call_hook
-from eagle_rag.service import parse_mode
+from eagle_rag.service.backend import Target, open_backend, resolve_target
+from eagle_rag.service.searching import parse_mode
 from eagle_rag.settings import Settings, effective_settings, load_settings
 from eagle_rag.stores.filters import InvalidFilterError, validate_kb_name
 from eagle_rag.stores.registry import source_file_name

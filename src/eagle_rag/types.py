@@ -392,7 +392,7 @@ class QueryRouteDecision:
 
 @dataclass(frozen=True)
 class SearchRequest:
-    """What a caller asks for. Validated by :mod:`eagle_rag.service` before anything runs.
+    """What a caller asks for. Validated by :mod:`eagle_rag.service.searching` before anything runs.
 
     ``offset`` (from 0) skips that many hits of the ranking: page ``n`` of size ``k`` is
     ``offset=n*k, top_k=k`` (``offset + top_k`` at most ``search.max_window``). The metadata
@@ -442,7 +442,7 @@ class SearchRequest:
     def __post_init__(self) -> None:
         """Refuse a flag that is not a boolean when the request is made (``explain=0`` is not ``False``), in
         the words of every surface (HTTP, CLI, MCP). Raises InvalidRequest; the other fields are checked by
-        :func:`eagle_rag.service.validate_request` (a mode given as its name is parsed there)."""
+        :func:`eagle_rag.service.searching.validate_request` (a mode given as its name is parsed there)."""
         for name in FLAG_FIELDS:
             value = getattr(self, name)
             if not isinstance(value, bool):

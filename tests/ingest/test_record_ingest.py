@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from eagle_rag import doctor
 from eagle_rag.api import create_app
 from eagle_rag.engine import Engine
 from eagle_rag.hookspecs import hookimpl
 from eagle_rag.ingest import orchestrator
 from eagle_rag.ingest.records import ParseResult, Record, RecordFailure
+from eagle_rag.ops import doctor
 from eagle_rag.settings import load_settings
 from eagle_rag.types import DocumentStatus, ParsedDocument, SearchMode, SearchRequest, Section, document_key
 from tests.profiles import GENERAL
@@ -253,7 +253,7 @@ def _cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
     env.update({**GENERAL, "EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
                 "EAGLE_RAG_PLUGINS__ENABLED": "[]"})
-    return subprocess.run([sys.executable, "-m", "eagle_rag.cli", "ingest", *args], env=env, text=True,
+    return subprocess.run([sys.executable, "-m", "eagle_rag.cli.app", "ingest", *args], env=env, text=True,
                           capture_output=True, timeout=300)
 
 

@@ -1,4 +1,4 @@
-"""``GET /doctor``: the consistency check of :mod:`eagle_rag.doctor`, run by the server that owns the
+"""``GET /doctor``: the consistency check of :mod:`eagle_rag.ops.doctor`, run by the server that owns the
 data folder (``eagle-rag doctor`` calls it when a server is running). Read-only: the repair needs
 the folder to itself and is never run over HTTP."""
 
@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Depends
 
-from eagle_rag import doctor
 from eagle_rag.api.deps import ERROR_RESPONSES, get_engine, get_write_lock
+from eagle_rag.ops import doctor
 from eagle_rag.stores.availability import is_unavailable, settings_unavailable
 
 if TYPE_CHECKING:

@@ -34,8 +34,8 @@ from eagle_rag.api.uploads import (
     validate_ingest_kb,
 )
 from eagle_rag.errors import IngestError, InvalidRequest, NotFound
-from eagle_rag.index_health import check_index
 from eagle_rag.redact import scrub
+from eagle_rag.service.health import check_index
 from eagle_rag.stores.topology import shares_registry
 from eagle_rag.types import public_document_id
 
@@ -93,7 +93,7 @@ async def refuse_empty_kb_name(request: Request) -> None:
 
 
 def delete_one(engine: Engine, document_id: str, kb_name: str | None) -> dict[str, Any]:
-    """Remove one document (:func:`eagle_rag.service.find_document` names it) from every store and the
+    """Remove one document (:func:`eagle_rag.service.searching.find_document` names it) from every store and the
     registry, and its upload. Raises NotFound, AmbiguousDocument."""
     record = service.find_document(engine, document_id, kb_name)
     if not engine.ingestor.delete_document(engine.request_context(), record.id):

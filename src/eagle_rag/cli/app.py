@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from eagle_rag.cli_progress import CommandProgress
+from eagle_rag.cli.progress import CommandProgress
 from eagle_rag.errors import EagleError
 from eagle_rag.ingest.executors import RAY_MISSING, Executor, RayOptions
 from eagle_rag.settings import Settings, SettingsError, effective_settings
@@ -54,8 +54,8 @@ Local = Annotated[bool, LOCAL_OPTION]
 
 
 def target_for(url: str | None, api_key: str | None, local: bool) -> tuple[Settings, Any]:
-    """The settings and the :class:`~eagle_rag.connect.Target` of a command (see ``eagle_rag.connect``)."""
-    from eagle_rag.connect import resolve_target
+    """The settings and the :class:`~eagle_rag.service.backend.Target` of a command (see that module)."""
+    from eagle_rag.service.backend import resolve_target
 
     settings = _settings()
     return settings, resolve_target(settings, url, api_key, local)
@@ -142,8 +142,8 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", 
     A named pipe, socket or device is skipped as "not a regular file".
     With --executor ray the same stages run on Ray Data (docs/scale.md) and this process writes the
     data folder, so no server may own it."""
-    from eagle_rag.connect import open_backend
     from eagle_rag.errors import IngestError
+    from eagle_rag.service.backend import open_backend
 
     ray_options = ray_ingest_options(executor, ray_address, ray_actors)
     settings, target = target_for(url, api_key, local)
@@ -156,7 +156,7 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", 
             try:
                 report = backend.ingest(paths, kb_name=kb, dry_run=dry_run, max_errors=max_errors)
             except IngestError as exc:
-                from eagle_rag.client import ingest_report
+                from eagle_rag.client.http import ingest_report
 
                 report = ingest_report(exc.details.get("report") or {})
                 if not report.failures:
@@ -204,8 +204,8 @@ def search(query: Annotated[str, typer.Argument(help="the search text")],
            = None,
            url: Url = None, api_key: ApiKey = None, local: Local = False) -> None:
     """Search the index (through the server that owns the data folder, when one runs)."""
-    from eagle_rag.connect import open_backend
-    from eagle_rag.service import parse_mode
+    from eagle_rag.service.backend import open_backend
+    from eagle_rag.service.searching import parse_mode
     from eagle_rag.types import SearchRequest
 
     if recency is not None and not recency > 0:
@@ -337,8 +337,8 @@ def delete(document_ids: Annotated[list[str], typer.Argument(help="document ids 
            url: Url = None, api_key: ApiKey = None, local: Local = False) -> None:
     """Remove documents from every store and the registry (exit 1 when an id is unknown or, without
     --kb, held by several kbs: the line names those kbs; exit 2 when the --kb kb does not exist)."""
-    from eagle_rag.connect import open_backend
     from eagle_rag.errors import AmbiguousDocument, NotFound
+    from eagle_rag.service.backend import open_backend
 
     settings, target = target_for(url, api_key, local)
     missing = []
@@ -410,8 +410,8 @@ def _delete_local(engine: Any, document_id: str, kb_name: str | None) -> None:
 @app.command()
 def demo() -> None:
     """Ingest the bundled sample corpus (first run) and run representative queries."""
-    from eagle_rag.connect import require_local
-    from eagle_rag.demo import run_demo
+    from eagle_rag.ops.demo import run_demo
+    from eagle_rag.service.backend import require_local
 
     require_local(_settings(), "demo")
     with _engine() as engine:
@@ -429,8 +429,8 @@ def config_show(json_out: Annotated[bool, typer.Option("--json", help="print the
     The source is default, profile:NAME, file:PATH or env:VAR. Secrets are masked as in ``GET /config``
     (the value of a key, a password or a token; a password inside a URL).
     """
-    from eagle_rag.plugin_manager import build_plugin_manager
-    from eagle_rag.plugin_options import setting_rows
+    from eagle_rag.kernel.plugin_manager import build_plugin_manager
+    from eagle_rag.kernel.plugin_options import setting_rows
     from eagle_rag.redact import mask_secret
 
     settings, sources = effective_settings()
@@ -456,10 +456,10 @@ def registered_encoders(settings: Settings) -> Any:
 
     Nothing is loaded. A plugin whose registration fails is reported on stderr and left out.
     """
-    from eagle_rag.audit import PluginAudit
     from eagle_rag.context import HookContext, Services
     from eagle_rag.engine import build_encoders
-    from eagle_rag.plugin_manager import build_plugin_manager
+    from eagle_rag.kernel.audit import PluginAudit
+    from eagle_rag.kernel.plugin_manager import build_plugin_manager
 
     registry = build_encoders(settings)
     pm = build_plugin_manager(settings)
@@ -492,11 +492,11 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
     The index folder is opened directly: a folder that a server (or another process) holds is refused, and
     so is one holding the corpus written under other settings (the profile, encoders, collections, sentence
     rows, token vectors: evaluation.beir.index_settings), which also key the default folder."""
-    from eagle_rag.connect import require_local
     from eagle_rag.engine import Engine
     from eagle_rag.errors import InvalidRequest
     from eagle_rag.evaluation import beir
-    from eagle_rag.service import parse_mode
+    from eagle_rag.service.backend import require_local
+    from eagle_rag.service.searching import parse_mode
     from eagle_rag.types import SearchMode
 
     if pipeline != "all" and pipeline.strip().lower() not in {m.value for m in SearchMode}:
@@ -506,7 +506,7 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
     only = beir.query_set(query_set, part) if query_set is not None else None
     data = beir.load_beir(directory, split, limit_queries, query_offset, only)
     if data_dir is None:
-        from eagle_rag.plugin_manager import build_plugin_manager
+        from eagle_rag.kernel.plugin_manager import build_plugin_manager
 
         base = _settings()
         target = base.data_path / "beir" / beir.index_folder_name(data, base, build_plugin_manager(base))
@@ -554,12 +554,12 @@ def calibrate(queries: Annotated[Path, typer.Option(help="the judged queries: a 
     Runs the judged queries in each mode, labels the top --depth hits from the qrels (unjudged hits count
     as not relevant) and fits a logistic model per mode (eagle_rag.retrieve.relevance), written into the
     data folder as relevance.json: it takes precedence over the parameters the profile ships."""
-    from eagle_rag.connect import require_local
     from eagle_rag.engine import Engine
     from eagle_rag.errors import InvalidRequest
     from eagle_rag.evaluation import beir
     from eagle_rag.evaluation import calibrate as fitting
-    from eagle_rag.service import parse_mode
+    from eagle_rag.service.backend import require_local
+    from eagle_rag.service.searching import parse_mode
 
     modes = [parse_mode(m) for m in (mode or ["hybrid"])]
     judged, texts = beir.read_judgements(queries, qrels)
@@ -583,7 +583,7 @@ def calibrate(queries: Annotated[Path, typer.Option(help="the judged queries: a 
 
 
 def _register_plugin_commands() -> None:
-    from eagle_rag.plugin_manager import build_plugin_manager
+    from eagle_rag.kernel.plugin_manager import build_plugin_manager
 
     pm = build_plugin_manager(_settings())
     pm.hook.eagle_cli_register(cli=app, eval_cli=eval_app)
@@ -611,8 +611,8 @@ def _global_options(
 def main(argv: list[str] | None = None) -> None:
     """The ``eagle-rag`` entry point: usage errors exit 2 with the usage line, any other error is one line
     on stderr (exit 2 for bad input, 1 otherwise)."""
-    from eagle_rag.cli_help import tidy
-    from eagle_rag.cli_logging import setup, wants_verbose
+    from eagle_rag.cli.help import tidy
+    from eagle_rag.cli.logs import setup, wants_verbose
 
     args = sys.argv[1:] if argv is None else list(argv)
     verbose = wants_verbose(args)
@@ -639,10 +639,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
 
 
-from eagle_rag.cli_doctor import register_doctor_command  # noqa: E402
-from eagle_rag.cli_reindex import register_reindex_command  # noqa: E402
-from eagle_rag.cli_server import register_server_commands  # noqa: E402
-from eagle_rag.cli_snapshot import register_snapshot_commands  # noqa: E402
+from eagle_rag.cli.doctor import register_doctor_command  # noqa: E402
+from eagle_rag.cli.reindex import register_reindex_command  # noqa: E402
+from eagle_rag.cli.server import register_server_commands  # noqa: E402
+from eagle_rag.cli.snapshot import register_snapshot_commands  # noqa: E402
 
 register_server_commands(app)
 register_doctor_command(app)

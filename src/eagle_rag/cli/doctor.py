@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from eagle_rag.doctor import DoctorReport
+    from eagle_rag.ops.doctor import DoctorReport
 
 MAX_LISTED = 20
 
@@ -34,10 +34,10 @@ def doctor(
     """Check every collection: each complete document has exactly its chunks in every store.
 
     While a server owns the data folder the check runs in it; ``--repair`` needs the folder to itself."""
-    from eagle_rag import doctor as checks
-    from eagle_rag.connect import require_local, resolve_target
     from eagle_rag.engine import Engine
     from eagle_rag.errors import InvalidRequest
+    from eagle_rag.ops import doctor as checks
+    from eagle_rag.service.backend import require_local, resolve_target
     from eagle_rag.settings import load_settings
     from eagle_rag.stores.availability import is_unavailable, settings_unavailable
 
@@ -49,7 +49,7 @@ def doctor(
         require_local(settings, "doctor --repair")
     target = resolve_target(settings, url, api_key, local or repair)
     if target.url is not None:
-        from eagle_rag.client import EagleClient
+        from eagle_rag.client.http import EagleClient
 
         with EagleClient(target.url, api_key=target.api_key) as client:
             report = report_from_dict(client.doctor())
@@ -70,7 +70,7 @@ def doctor(
 
 def report_from_dict(data: dict[str, Any]) -> DoctorReport:
     """The :class:`DoctorReport` of ``GET /doctor`` (``DoctorReport.to_dict``)."""
-    from eagle_rag.doctor import DoctorReport, Finding
+    from eagle_rag.ops.doctor import DoctorReport, Finding
 
     return DoctorReport(documents=dict(data.get("documents") or {}), chunks=dict(data.get("chunks") or {}),
                         findings=[Finding(kind=f["kind"], document_id=f["document_id"], detail=f["detail"],

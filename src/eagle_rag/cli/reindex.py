@@ -1,4 +1,4 @@
-"""``eagle-rag reindex``: change the model of an encoder label without downtime (:mod:`eagle_rag.reindex`).
+"""``eagle-rag reindex``: change the model of an encoder label without downtime (:mod:`eagle_rag.ops.reindex`).
 
 While a server owns the data folder the work runs in it (``POST /reindex``), so its searches keep being
 answered from the old collections until the switch; otherwise the command opens the folder itself.
@@ -37,15 +37,15 @@ def reindex(
     """Build new versioned collections of an encoder label with another model from the stored chunk texts,
     while searches use the old ones; switch when they are complete and checked. Killed midway, run it
     again: it resumes. The old collections stay for --rollback until --drop-old."""
-    from eagle_rag.connect import require_local, resolve_target
-    from eagle_rag.reindex import run_request
+    from eagle_rag.ops.reindex import run_request
+    from eagle_rag.service.backend import require_local, resolve_target
     from eagle_rag.settings import load_settings
 
     names = [n.strip() for item in collections or () for n in item.split(",") if n.strip()] or None
     settings = load_settings()
     target = resolve_target(settings, url, api_key, local)
     if target.url is not None:
-        from eagle_rag.client import EagleClient
+        from eagle_rag.client.http import EagleClient
 
         with EagleClient(target.url, api_key=target.api_key, timeout=REMOTE_TIMEOUT_S, retries=0) as client:
             body = {"encoder": encoder, "collections": names, "dim": dim, "rollback": rollback, "drop_old": drop_old}

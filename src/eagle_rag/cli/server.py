@@ -89,9 +89,9 @@ def serve(
     from eagle_rag.api import create_app
     from eagle_rag.api.logs import configure_logging
     from eagle_rag.api.security import exposure_refusal, is_loopback
+    from eagle_rag.client.server_file import ensure_folder_free, remove_server_file, server_url, write_server_file
     from eagle_rag.engine import Engine
     from eagle_rag.errors import InvalidRequest
-    from eagle_rag.server_file import ensure_folder_free, remove_server_file, server_url, write_server_file
     from eagle_rag.settings import SettingsError, load_settings
     from eagle_rag.stores.topology import mix_refusal
 
@@ -142,7 +142,7 @@ def mcp(
     """Serve the read-only MCP tools (core_search, core_get_document, plugins' tools) over stdio or HTTP.
 
     When a server owns the data folder (or with --url), every tool is answered by that server."""
-    from eagle_rag.mcp_server import serve as serve_mcp
+    from eagle_rag.mcp.server import serve as serve_mcp
     from eagle_rag.settings import load_settings
 
     serve_mcp(load_settings(), transport, host, port, url=url, api_key=api_key, local=local,

@@ -1,4 +1,4 @@
-"""``eagle-rag snapshot create|list|restore|delete``: snapshots of the data folder (:mod:`eagle_rag.snapshots`).
+"""``eagle-rag snapshot create|list|restore|delete``: snapshots of the data folder (:mod:`eagle_rag.ops.snapshots`).
 
 ``create``, ``list`` and ``delete`` go through the server that owns the data folder when one runs
 (``POST``/``GET``/``DELETE /snapshots``), else open the folder directly. ``restore`` replaces the stores,
@@ -44,15 +44,15 @@ def create(name: Annotated[str | None, typer.Argument(help="the snapshot's name 
            url: Url = None, api_key: ApiKey = None, local: Local = False, json_out: JsonOut = False) -> None:
     """Copy every store of the data folder (registry, vector collections, lexical index, uploads, plugin
     stores) into a new snapshot under ``snapshot_dir``. Ingests wait while it copies; searches do not."""
-    from eagle_rag.connect import require_local, resolve_target
-    from eagle_rag.snapshots import check_name, create_snapshot
+    from eagle_rag.ops.snapshots import check_name, create_snapshot
+    from eagle_rag.service.backend import require_local, resolve_target
 
     settings = _settings()
     if name is not None:
         check_name(name)
     target = resolve_target(settings, url, api_key, local)
     if target.url is not None:
-        from eagle_rag.client import EagleClient
+        from eagle_rag.client.http import EagleClient
 
         with EagleClient(target.url, api_key=target.api_key) as client:
             manifest = client.create_snapshot(name)
@@ -73,14 +73,14 @@ def create(name: Annotated[str | None, typer.Argument(help="the snapshot's name 
 @snapshot_app.command("list")
 def list_(url: Url = None, api_key: ApiKey = None, local: Local = False, json_out: JsonOut = False) -> None:
     """The snapshots of the data folder, oldest first."""
-    from eagle_rag.connect import resolve_target
-    from eagle_rag.snapshots import list_snapshots
+    from eagle_rag.ops.snapshots import list_snapshots
+    from eagle_rag.service.backend import resolve_target
 
     settings = _settings()
     target = resolve_target(settings, url, api_key, local)
     rows: list[dict[str, Any]]
     if target.url is not None:
-        from eagle_rag.client import EagleClient
+        from eagle_rag.client.http import EagleClient
 
         with EagleClient(target.url, api_key=target.api_key) as client:
             rows = client.snapshots()
@@ -101,11 +101,11 @@ def restore(name: Name, json_out: JsonOut = False) -> None:
     """Replace every store of the data folder with snapshot NAME (the audit log stays). Needs the folder to
     itself: stop the server first. Refuses a snapshot of another store layout or a damaged one before
     anything changes; runs the doctor check afterwards (exit 1 when it finds a problem)."""
-    from eagle_rag import doctor
-    from eagle_rag.cli_doctor import _show
-    from eagle_rag.connect import require_local
+    from eagle_rag.cli.doctor import _show
     from eagle_rag.engine import Engine
-    from eagle_rag.snapshot_restore import restore_snapshot
+    from eagle_rag.ops import doctor
+    from eagle_rag.ops.snapshot_restore import restore_snapshot
+    from eagle_rag.service.backend import require_local
 
     settings = _settings()
     require_local(settings, "snapshot restore")
@@ -121,14 +121,14 @@ def restore(name: Name, json_out: JsonOut = False) -> None:
 @snapshot_app.command("delete")
 def delete(name: Name, url: Url = None, api_key: ApiKey = None, local: Local = False) -> None:
     """Remove snapshot NAME."""
-    from eagle_rag.connect import resolve_target
-    from eagle_rag.snapshots import check_name, delete_snapshot
+    from eagle_rag.ops.snapshots import check_name, delete_snapshot
+    from eagle_rag.service.backend import resolve_target
 
     settings = _settings()
     check_name(name)
     target = resolve_target(settings, url, api_key, local)
     if target.url is not None:
-        from eagle_rag.client import EagleClient
+        from eagle_rag.client.http import EagleClient
 
         with EagleClient(target.url, api_key=target.api_key) as client:
             client.delete_snapshot(name)

@@ -397,7 +397,7 @@ class EagleClient(_Base):
         return result
 
     def reindex(self, body: dict[str, Any]) -> dict[str, Any]:
-        """``POST /reindex`` (:mod:`eagle_rag.reindex`) with the body's ``encoder``, ``collections``, ``dim``,
+        """``POST /reindex`` (:mod:`eagle_rag.ops.reindex`) with the body's ``encoder``, ``collections``, ``dim``,
         ``rollback``, ``drop_old``. The answer comes when the switch is done: give the client a timeout that
         fits the corpus (``eagle-rag reindex`` uses hours)."""
         result: dict[str, Any] = self._send(_Call("POST", "/reindex", dict, json=body))

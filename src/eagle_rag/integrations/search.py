@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag.errors import InvalidRequest
-from eagle_rag.service import parse_mode
+from eagle_rag.service.searching import parse_mode
 from eagle_rag.types import (
     DOC_TYPE_KEYS,
     PUBLISHED_KEYS,
@@ -92,7 +92,7 @@ class Searcher:
         if self.engine is not None:
             response: SearchResponse = self.engine.search(request)
             return response
-        from eagle_rag.client import EagleClient
+        from eagle_rag.client.http import EagleClient
 
         with EagleClient(str(self.url), api_key=self.api_key, timeout=self.timeout) as client:
             return client.search(request)
@@ -102,7 +102,7 @@ class Searcher:
         if self.engine is not None:
             response: SearchResponse = await asyncio.to_thread(self.engine.search, request)
             return response
-        from eagle_rag.client import AsyncEagleClient
+        from eagle_rag.client.http import AsyncEagleClient
 
         async with AsyncEagleClient(str(self.url), api_key=self.api_key, timeout=self.timeout) as client:
             return await client.search(request)

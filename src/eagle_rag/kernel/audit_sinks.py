@@ -1,6 +1,6 @@
 """Audit sinks beyond the file and the ring: Prometheus counters and a Redis list.
 
-Both are best-effort by contract (:class:`eagle_rag.audit.PluginAudit` catches what a sink raises):
+Both are best-effort by contract (:class:`eagle_rag.kernel.audit.PluginAudit` catches what a sink raises):
 
 - :class:`PrometheusSink` counts decisions in its own ``CollectorRegistry`` (one per engine, never
   the process-global registry, so two engines or two tests never clash);
@@ -23,7 +23,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter
 
-from eagle_rag.audit import AuditSink, Decision, JsonlSink, PluginAudit, RingSink
+from eagle_rag.kernel.audit import AuditSink, Decision, JsonlSink, PluginAudit, RingSink
 from eagle_rag.settings import Settings
 
 

@@ -3,7 +3,7 @@
 Plugins are discovered in the entry-point group ``eagle_rag.plugins`` and loaded when their
 entry-point name is in ``settings.plugins.enabled``. Registration validates every hook
 implementation (unknown hook names or arguments fail here, naming the plugin and function) and
-every plugin's options block (:mod:`eagle_rag.plugin_options`).
+every plugin's options block (:mod:`eagle_rag.kernel.plugin_options`).
 ``EAGLE_RAG_TRACE_HOOKS=1`` logs which plugin answered each hook call.
 """
 
@@ -18,9 +18,10 @@ from typing import Any
 
 import pluggy
 
-from eagle_rag import core_defaults, hookspecs
+from eagle_rag import hookspecs
 from eagle_rag.hookspecs import PROJECT
-from eagle_rag.plugin_options import check_plugin_options
+from eagle_rag.kernel import core_defaults
+from eagle_rag.kernel.plugin_options import check_plugin_options
 from eagle_rag.settings import Settings
 
 ENTRY_POINT_GROUP = "eagle_rag.plugins"
@@ -89,7 +90,7 @@ def build_plugin_manager(settings: Settings, extra_plugins: Iterable[tuple[str, 
 
     ``extra_plugins`` are (name, plugin object) pairs registered as well (tests, embedding apps).
     Raises :class:`PluginError` for an enabled plugin that is missing or invalid, and
-    :class:`~eagle_rag.plugin_options.PluginOptionsError` for a plugin options block its model refuses.
+    :class:`~eagle_rag.kernel.plugin_options.PluginOptionsError` for a plugin options block its model refuses.
     """
     env = os.environ if environ is None else environ
     pm = pluggy.PluginManager(PROJECT)

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from eagle_rag.client import EagleClient
+from eagle_rag.client.http import EagleClient
 from eagle_rag.errors import EagleError
-from eagle_rag.mcp_tools import McpTool, ToolRegistrationError, assert_rag_only_tool_name, tool_error
+from eagle_rag.mcp.tools import McpTool, ToolRegistrationError, assert_rag_only_tool_name, tool_error
 
 
 class RemoteToolRegistry:
@@ -25,7 +25,7 @@ class RemoteToolRegistry:
     def __init__(self, client: EagleClient) -> None:
         self.client = client
         self.notice = ""
-        """Said to the MCP client in the server's instructions (:func:`eagle_rag.mcp_server.profile_notice`)."""
+        """Said to the MCP client in the server's instructions (:func:`eagle_rag.mcp.server.profile_notice`)."""
         self._tools: dict[str, McpTool] = {}
         for item in client.mcp_tools():
             name = assert_rag_only_tool_name(str(item.get("name", "")))

@@ -1,11 +1,11 @@
 """The MCP server (official ``mcp`` SDK, low-level ``Server``): stdio and streamable HTTP.
 
-Serves a :class:`~eagle_rag.mcp_tools.ToolSource`: the tools of a local engine
-(:func:`eagle_rag.mcp_tools.build_tool_registry`) or, while an ``eagle-rag serve`` owns the data
-folder (or with a URL), the server's tools over its HTTP API (:mod:`eagle_rag.mcp_remote`). Every
+Serves a :class:`~eagle_rag.mcp.tools.ToolSource`: the tools of a local engine
+(:func:`eagle_rag.mcp.tools.build_tool_registry`) or, while an ``eagle-rag serve`` owns the data
+folder (or with a URL), the server's tools over its HTTP API (:mod:`eagle_rag.mcp.remote`). Every
 tool is read-only (annotated so), runs in a worker thread, and answers a JSON object; failures
 answer the one error shape with ``isError`` set. Run with ``eagle-rag mcp`` or
-``python -m eagle_rag.mcp_server [--transport stdio|http] [--host H] [--port P] [--url URL | --local]``.
+``python -m eagle_rag.mcp.server [--transport stdio|http] [--host H] [--port P] [--url URL | --local]``.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 
 from eagle_rag import __version__
-from eagle_rag.mcp_tools import ToolSource, build_tool_registry
+from eagle_rag.mcp.tools import ToolSource, build_tool_registry
 
 if TYPE_CHECKING:
-    from eagle_rag.connect import Target
+    from eagle_rag.service.backend import Target
     from eagle_rag.settings import ApiSettings, Settings
 
 log = logging.getLogger("eagle_rag.mcp")
@@ -120,8 +120,8 @@ def open_tools(settings: Settings, target: Target) -> Iterator[ToolSource]:
     """The tools of ``target``: a server's over HTTP, else a local engine's on the data folder (which
     must be free: raises FolderInUse otherwise). The engine or client is closed on exit."""
     if target.url is not None:
-        from eagle_rag.client import EagleClient
-        from eagle_rag.mcp_remote import RemoteToolRegistry
+        from eagle_rag.client.http import EagleClient
+        from eagle_rag.mcp.remote import RemoteToolRegistry
 
         with EagleClient(target.url, api_key=target.api_key) as client:
             tools = RemoteToolRegistry(client)
@@ -130,8 +130,8 @@ def open_tools(settings: Settings, target: Target) -> Iterator[ToolSource]:
                 log.warning("eagle-rag mcp: %s", tools.notice)
             yield tools
         return
-    from eagle_rag.connect import require_local
     from eagle_rag.engine import Engine
+    from eagle_rag.service.backend import require_local
 
     require_local(settings, "eagle-rag mcp")
     with Engine(settings) as engine:
@@ -146,8 +146,8 @@ def serve(settings: Settings, transport: str | None = None, host: str | None = N
     Raises InvalidRequest for an unknown transport, ``local`` with ``url``, or HTTP on an address
     other than a loopback one without ``api.api_key`` (unless ``insecure_no_key``)."""
     from eagle_rag.api.security import exposure_refusal
-    from eagle_rag.connect import resolve_target
     from eagle_rag.errors import InvalidRequest
+    from eagle_rag.service.backend import resolve_target
 
     cfg = settings.mcp
     chosen = transport or cfg.transport
@@ -166,10 +166,10 @@ def serve(settings: Settings, transport: str | None = None, host: str | None = N
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m eagle_rag.mcp_server``: settings from the environment, logs to stderr."""
+    """``python -m eagle_rag.mcp.server``: settings from the environment, logs to stderr."""
     from eagle_rag.settings import load_settings
 
-    parser = argparse.ArgumentParser(prog="eagle_rag.mcp_server", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="eagle_rag.mcp.server", description=__doc__.splitlines()[0])
     parser.add_argument("--transport", choices=TRANSPORTS, default=None)
     parser.add_argument("--host", default=None)
     parser.add_argument("--port", type=int, default=None)

@@ -2,7 +2,7 @@
 
 A tool is an :class:`McpTool`: a name, a JSON schema for its arguments, and a handler called
 with the validated arguments as keywords that returns a JSON-able dict. The core tools
-(``core_search``, ``core_get_document``) live in :mod:`eagle_rag.mcp_core_tools`; plugins add
+(``core_search``, ``core_get_document``) live in :mod:`eagle_rag.mcp.core_tools`; plugins add
 theirs through the ``eagle_mcp_tools`` hook (e.g. ``biomed_query_entities``, ``datasets_search``)::
 
     @hookimpl
@@ -203,7 +203,7 @@ def plugin_tools(engine: Engine) -> list[McpTool]:
 
 def build_tool_registry(engine: Engine) -> ToolRegistry:
     """The core tools plus the plugins' tools of the namespaces this engine serves."""
-    from eagle_rag.mcp_core_tools import core_tools
+    from eagle_rag.mcp.core_tools import core_tools
 
     registry = ToolRegistry(served_namespaces(engine.settings))
     for tool in [*core_tools(engine), *plugin_tools(engine)]:

@@ -18,14 +18,14 @@ the same chunk ids, and across collections there are ``chunk_count`` of them. Fi
   (:mod:`eagle_rag.stores.token_vectors`); token vectors of chunks that no vector collection holds
   are an ``orphan`` finding (``token_vectors/tokens``);
 - ``legacy``: one finding that counts the documents stored under their own id alone, written before
-  document identity was (kb, id) (:mod:`eagle_rag.migrate`); they are served meanwhile.
+  document identity was (kb, id) (:mod:`eagle_rag.ops.migrate`); they are served meanwhile.
 
 ``repair`` deletes orphan and stale chunks and turns pending and broken documents into ``failed``
 (their chunks removed) with the reason, so that running ``eagle-rag ingest`` on their sources
 again restores them (ingest redoes every document that is not complete). It writes the missing
 sentence rows and token vectors from the stored chunks (embedding them), so no re-ingest is needed
 for those; token vectors go with every chunk it deletes. Last, it moves legacy documents to
-their kb-scoped keys (:func:`eagle_rag.migrate.migrate`, no embedding). Run it while no ingest
+their kb-scoped keys (:func:`eagle_rag.ops.migrate.migrate`, no embedding). Run it while no ingest
 is running: a document being ingested is ``pending`` too.
 """
 
@@ -44,7 +44,7 @@ from eagle_rag.ingest.sentences import (
     split_sentences,
 )
 from eagle_rag.ingest.writer import collection_names, embed_sentence_rows, embed_token_rows, upsert_sentence_rows
-from eagle_rag.migrate import migrate
+from eagle_rag.ops.migrate import migrate
 from eagle_rag.protocols import DocumentRecord
 from eagle_rag.types import DocumentStatus, is_legacy_key
 

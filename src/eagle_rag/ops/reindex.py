@@ -276,8 +276,8 @@ def reindex(engine: Engine, label: str, model_ref: str, collections: list[str] |
 def _switch(engine: Engine, version: EncoderVersion) -> None:
     """Step 3 (under the writer lock): the new model for the label, the aliases to the new collections, the
     record; then doctor, rolled back when it finds what it did not find before."""
-    from eagle_rag import doctor, index_health
-
+    from eagle_rag.ops import doctor
+    from eagle_rag.service import health as index_health
     before = len(doctor.check(engine).findings)
     _use_model(engine, version.label, version.model_ref, version.dim, list(version.collections))
     engine.encoders.get_encoder(version.label)  # loaded before any search needs it
@@ -306,7 +306,7 @@ def _only(engine: Engine, label: str | None) -> EncoderVersion:
 
 
 def _rollback(engine: Engine, version: EncoderVersion) -> None:
-    from eagle_rag import index_health
+    from eagle_rag.service import health as index_health
 
     if version.phase is Phase.SWITCHED:
         # what was ingested or deleted since the switch reaches the old collections, embedded by the old model

@@ -1,9 +1,9 @@
-"""Restoring a snapshot (:mod:`eagle_rag.snapshots`) into the data folder, whole or not at all.
+"""Restoring a snapshot (:mod:`eagle_rag.ops.snapshots`) into the data folder, whole or not at all.
 
 Restore needs the data folder to itself (no server, no other process: the caller checks with
-:func:`eagle_rag.server_file.ensure_folder_free`). It:
+:func:`eagle_rag.client.server_file.ensure_folder_free`). It:
 
-1. refuses, in one line, a snapshot of another :data:`~eagle_rag.snapshots.LAYOUT_VERSION` or whose
+1. refuses, in one line, a snapshot of another :data:`~eagle_rag.ops.snapshots.LAYOUT_VERSION` or whose
    files do not match their manifest (size or sha256), before anything in the data folder changes;
 2. copies the snapshot's files into ``<data_dir>/.restore-staging`` and checks their hashes there;
 3. writes the journal ``<data_dir>/.restore-journal.json`` (the names of the staged entries), moves
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from eagle_rag import __version__
 from eagle_rag.errors import InvalidRequest
-from eagle_rag.snapshots import (
+from eagle_rag.ops.snapshots import (
     FILES,
     LAYOUT_VERSION,
     SnapshotManifest,
@@ -109,7 +109,7 @@ def restore_snapshot(settings: Settings, name: str) -> SnapshotManifest:
         NotFound: no such snapshot.
         InvalidRequest: another store layout, a damaged snapshot, or a configuration whose stores are servers.
     """
-    from eagle_rag.snapshots import require_embedded
+    from eagle_rag.ops.snapshots import require_embedded
 
     require_embedded(settings)
     folder = snapshot_folder(settings, name)

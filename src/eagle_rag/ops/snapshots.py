@@ -20,7 +20,7 @@ and renamed into place, so a snapshot that is listed is complete.
 
 Only the embedded configuration is covered: with a PostgreSQL registry or a Milvus server the stores
 live elsewhere and :func:`require_embedded` refuses in one line (docs/deploy.md names their tools).
-Restoring is :mod:`eagle_rag.snapshot_restore`.
+Restoring is :mod:`eagle_rag.ops.snapshot_restore`.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag import __version__
+from eagle_rag.client.server_file import SERVER_FILE
 from eagle_rag.errors import InvalidRequest, NotFound
-from eagle_rag.server_file import SERVER_FILE
 from eagle_rag.types import DocumentStatus
 
 if TYPE_CHECKING:

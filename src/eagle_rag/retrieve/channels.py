@@ -25,7 +25,7 @@ class RetrievalTally:
 
     ``cut`` is true when a lexical list was cut at its depth (more term matches may exist);
     ``cut_nodes`` are the candidates a fused list or the rerank pool left out (the service asks
-    whether any of them would have been an answer, :func:`eagle_rag.service.floor_keeps`);
+    whether any of them would have been an answer, :func:`eagle_rag.service.searching.floor_keeps`);
     ``dense_tail`` holds, per collection, the lowest cosine of a dense list that filled its depth
     (more hits at least that similar may exist); ``filtered`` the chunk ids the metadata filters
     removed; ``collapsed`` the chunk ids the request's ``max_per_document`` left out. Shared by the

@@ -3,7 +3,7 @@
 A command goes through the HTTP API of a server when one is named (``--url`` or ``EAGLE_RAG_URL``,
 with ``--api-key`` or ``EAGLE_RAG_API_KEY``) or when a live ``eagle-rag serve`` owns the data folder
 (``<data_dir>/server.json``); otherwise, or with ``--local``, it opens the folder itself, after
-checking that no server or other process holds it (:func:`eagle_rag.server_file.ensure_folder_free`).
+checking that no server or other process holds it (:func:`eagle_rag.client.server_file.ensure_folder_free`).
 Plugins reach this through :mod:`eagle_rag.plugin_api` (``resolve_target`` / ``open_backend``).
 """
 
@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from eagle_rag.client.server_file import ServerInfo, ensure_folder_free, live_server
 from eagle_rag.errors import InvalidRequest
-from eagle_rag.server_file import ServerInfo, ensure_folder_free, live_server
 
 if TYPE_CHECKING:
     from eagle_rag.settings import Settings
@@ -70,11 +70,11 @@ def require_local(settings: Settings, action: str) -> None:
 
 @contextmanager
 def open_backend(settings: Settings, target: Target, action: str = "this command") -> Iterator[Any]:
-    """An :class:`~eagle_rag.client.EagleClient` for a remote target, else an
+    """An :class:`~eagle_rag.client.http.EagleClient` for a remote target, else an
     :class:`~eagle_rag.engine.Engine` on the folder (closed on exit). Both answer ``search(request)``
     with a :class:`~eagle_rag.types.SearchResponse`. Raises FolderInUse when the folder is held."""
     if target.url is not None:
-        from eagle_rag.client import EagleClient
+        from eagle_rag.client.http import EagleClient
 
         with EagleClient(target.url, api_key=target.api_key) as client:
             yield client

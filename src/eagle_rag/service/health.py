@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from eagle_rag.errors import EagleError, ServerUnsupported
-from eagle_rag.snapshot_restore import JOURNAL as RESTORE_JOURNAL
+from eagle_rag.ops.snapshot_restore import JOURNAL as RESTORE_JOURNAL
 from eagle_rag.stores.availability import is_unavailable, one_line, settings_unavailable
 from eagle_rag.types import DocumentStatus, SearchResponse
 

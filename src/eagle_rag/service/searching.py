@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from eagle_rag import filter_names, index_health
+from eagle_rag import filter_names
 from eagle_rag.context import HookContext
 from eagle_rag.errors import AmbiguousDocument, InvalidRequest, NotFound
 from eagle_rag.ingest.chunker import chunk_version, content_version
@@ -26,6 +26,7 @@ from eagle_rag.retrieve.channels import RetrievalTally, tally
 from eagle_rag.retrieve.fusion import sparse_overlap_score
 from eagle_rag.retrieve.orchestrator import RetrievalResult
 from eagle_rag.retrieve.result_options import apply_result_options
+from eagle_rag.service import health as index_health
 from eagle_rag.settings import Settings
 from eagle_rag.stores import filters as store_filters
 from eagle_rag.stores.availability import is_unavailable, settings_unavailable
@@ -370,7 +371,7 @@ def _retrieve_visible(engine: Engine, ctx: HookContext, request: SearchRequest,
 
 def search(engine: Engine, request: SearchRequest) -> SearchResponse:
     """Run one search (see :func:`_search`); a degraded index is named in ``warnings`` and
-    ``empty_reason`` (:func:`eagle_rag.index_health.annotate`)."""
+    ``empty_reason`` (:func:`eagle_rag.service.health.annotate`)."""
     return index_health.annotate(engine, _search(engine, request))
 
 
