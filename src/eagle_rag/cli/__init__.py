@@ -5,10 +5,10 @@ from typing import Any
 
 
 def __getattr__(name: str) -> Any:
-    """``eagle_rag.cli.app`` and ``eagle_rag.cli.main``, imported on first use (a console script written
+    """``eagle_rag.cli.main``, imported on first use (a console script written
     before the commands moved into this package imports ``eagle_rag.cli:main``)."""
-    if name in ("app", "main"):
-        from eagle_rag.cli import app as commands
+    if name == "main":
+        import importlib
 
-        return getattr(commands, name)
+        return getattr(importlib.import_module("eagle_rag.cli.app"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
