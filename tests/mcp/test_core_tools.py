@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from eagle_rag.engine import Engine
-from eagle_rag.mcp.tools import build_tool_registry
+from eagle_rag.mcp.core_tools import build_tool_registry
 from tests.api.helpers import make_settings
 from tests.mcp.conftest import private_copy
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag import filter_names, service
-from eagle_rag.mcp.tools import McpTool
+from eagle_rag.mcp.tools import McpTool, ToolRegistry, plugin_tools, served_namespaces
 from eagle_rag.types import Facet, SearchMode, SearchRequest, SearchResponse
 
 if TYPE_CHECKING:
@@ -185,3 +185,11 @@ def core_tools(engine: Engine) -> list[McpTool]:
                 core_get_document, title="Get a document",
                 failure_code="internal_error"),
     ]
+
+
+def build_tool_registry(engine: Engine) -> ToolRegistry:
+    """The core tools plus the plugins' tools of the namespaces this engine serves."""
+    registry = ToolRegistry(served_namespaces(engine.settings))
+    for tool in [*core_tools(engine), *plugin_tools(engine)]:
+        registry.add(tool)
+    return registry

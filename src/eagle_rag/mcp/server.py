@@ -1,7 +1,7 @@
 """The MCP server (official ``mcp`` SDK, low-level ``Server``): stdio and streamable HTTP.
 
 Serves a :class:`~eagle_rag.mcp.tools.ToolSource`: the tools of a local engine
-(:func:`eagle_rag.mcp.tools.build_tool_registry`) or, while an ``eagle-rag serve`` owns the data
+(:func:`eagle_rag.mcp.core_tools.build_tool_registry`) or, while an ``eagle-rag serve`` owns the data
 folder (or with a URL), the server's tools over its HTTP API (:mod:`eagle_rag.mcp.remote`). Every
 tool is read-only (annotated so), runs in a worker thread, and answers a JSON object; failures
 answer the one error shape with ``isError`` set. Run with ``eagle-rag mcp`` or
@@ -25,7 +25,8 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 
 from eagle_rag import __version__
-from eagle_rag.mcp.tools import ToolSource, build_tool_registry
+from eagle_rag.mcp.core_tools import build_tool_registry
+from eagle_rag.mcp.tools import ToolSource
 
 if TYPE_CHECKING:
     from eagle_rag.service.backend import Target

@@ -200,12 +200,3 @@ def plugin_tools(engine: Engine) -> list[McpTool]:
             out.append(tool)
     return out
 
-
-def build_tool_registry(engine: Engine) -> ToolRegistry:
-    """The core tools plus the plugins' tools of the namespaces this engine serves."""
-    from eagle_rag.mcp.core_tools import core_tools
-
-    registry = ToolRegistry(served_namespaces(engine.settings))
-    for tool in [*core_tools(engine), *plugin_tools(engine)]:
-        registry.add(tool)
-    return registry

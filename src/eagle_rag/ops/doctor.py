@@ -49,7 +49,7 @@ from eagle_rag.protocols import DocumentRecord
 from eagle_rag.types import DocumentStatus, is_legacy_key
 
 if TYPE_CHECKING:
-    from eagle_rag.engine import Engine
+    from eagle_rag.kernel.runtime import Runtime as Engine
 
 STORES = ("vectors", "lexical")
 LEGACY = "legacy"

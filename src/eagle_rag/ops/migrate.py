@@ -36,7 +36,7 @@ from eagle_rag.stores.token_vectors import TokenVectors
 from eagle_rag.types import Chunk, document_key, is_legacy_key
 
 if TYPE_CHECKING:
-    from eagle_rag.engine import Engine
+    from eagle_rag.kernel.runtime import Runtime as Engine
 
 PAGE = 5000
 BATCH = 500

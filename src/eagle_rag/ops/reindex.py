@@ -13,8 +13,8 @@ vectors do not change. Searches keep using the old collections and the old model
 3. **switch**: ``LABEL`` now resolves to ``MODEL`` (the new encoder is loaded first), and each alias is
    pointed at its new collection. The encoder version is recorded in the registry (``index_state``,
    key ``reindex/<label>``), so every engine opened later uses ``MODEL`` for ``LABEL``
-   (:func:`apply_encoder_versions`); ``eagle-rag doctor`` runs, and a finding the old index did not
-   have rolls the switch back.
+   (:func:`eagle_rag.encoders.versions.apply_encoder_versions`); ``eagle-rag doctor`` runs, and a finding
+   the old index did not have rolls the switch back.
 
 The old collections stay until ``reindex --drop-old``; ``reindex --rollback`` brings them up to date
 (what was ingested since the switch is embedded by the old model, what was deleted goes), points the
@@ -31,64 +31,28 @@ Milvus server) read the encoder version when they open: restart them after a swi
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import asdict, dataclass, field, replace
-from enum import StrEnum
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag.encoders.errors import EncoderLoadError
 from eagle_rag.encoders.factory import resolve_text_encoder
-from eagle_rag.encoders.registry import EncoderSpec
+from eagle_rag.encoders.versions import STATE_PREFIX, EncoderVersion, Phase, use_model, versions
 from eagle_rag.errors import EagleError, InvalidRequest, NotFound
 from eagle_rag.ingest.dispatch import embed_input
 from eagle_rag.ingest.sentences import sentence_collection
 from eagle_rag.protocols import TextEncoder
-from eagle_rag.stores.availability import is_unavailable
 from eagle_rag.types import Modality
 
 if TYPE_CHECKING:
-    from eagle_rag.engine import Engine
-    from eagle_rag.settings import Settings
+    from eagle_rag.kernel.runtime import Runtime as Engine
 
-STATE_PREFIX = "reindex/"
 BATCH = 128
 """Rows read, embedded and written at a time."""
 ProgressFn = Callable[[str, int, int], None]
 """Called with (collection, rows done, rows to do)."""
-
-
-class Phase(StrEnum):
-    BUILDING = "building"
-    """New collections are being filled; the old ones serve."""
-    SWITCHED = "switched"
-    """The new collections serve; the old ones are kept for ``--rollback``."""
-    FINAL = "final"
-    """The new collections serve; the old ones were dropped (``--drop-old``)."""
-
-
-@dataclass
-class EncoderVersion:
-    """What the registry records about one label's reindex (JSON under ``reindex/<label>``)."""
-
-    label: str
-    model_ref: str
-    dim: int
-    previous_model_ref: str
-    previous_dim: int
-    phase: Phase
-    collections: dict[str, dict[str, str]] = field(default_factory=dict)
-    """Logical name -> ``{"old": physical, "new": physical}`` (sentence companions included)."""
-
-    def to_json(self) -> str:
-        return json.dumps({**asdict(self), "phase": self.phase.value})
-
-    @classmethod
-    def from_json(cls, text: str) -> EncoderVersion:
-        data = json.loads(text)
-        return cls(**{**data, "phase": Phase(data["phase"])})
 
 
 @dataclass(frozen=True)
@@ -124,51 +88,6 @@ def load_version(engine: Engine, label: str) -> EncoderVersion | None:
 
 def _save(engine: Engine, version: EncoderVersion) -> None:
     engine.registry.put_state(STATE_PREFIX + version.label, version.to_json())
-
-
-def versions(engine: Engine) -> list[EncoderVersion]:
-    """Every recorded encoder version, by label."""
-    out = []
-    for key in engine.registry.state_keys(STATE_PREFIX):
-        raw = engine.registry.get_state(key)
-        if raw is not None:
-            out.append(EncoderVersion.from_json(raw))
-    return out
-
-
-def _spec(settings: Settings, base: EncoderSpec, model_ref: str, dim: int) -> EncoderSpec:
-    enc = settings.encoders
-    label = base.label
-    return EncoderSpec(label=label, modality=base.modality, dim=dim, model_ref=model_ref,
-                       description=f"configured model {model_ref} (eagle-rag reindex)",
-                       factory=lambda: resolve_text_encoder(label, model_ref, dim, enc.mode,
-                                                            settings.allow_deterministic, threads=enc.threads or None,
-                                                            batch_size=enc.batch_size))
-
-
-def _use_model(engine: Engine, label: str, model_ref: str, dim: int, collections: list[str]) -> None:
-    """Make ``label`` resolve to ``model_ref`` in this engine (``dim``-d), and its collections ``dim``-d."""
-    registry = engine.encoders
-    registry.register_encoder(_spec(engine.settings, registry.spec(label), model_ref, dim), replace=True)
-    known = {p.name: p for p in registry.collections()}
-    for name in collections:
-        if name in known:
-            registry.register_collection(replace(known[name], dim=dim), replace=True)
-
-
-def apply_encoder_versions(engine: Engine) -> bool:
-    """Give each reindexed label its recorded model (called when an engine opens). Returns False when the
-    registry cannot be reached (the engine asks again before its next request, :meth:`Engine.check_servers`)."""
-    try:
-        found = versions(engine)
-    except Exception as exc:
-        if is_unavailable(exc):
-            return False
-        raise
-    for version in found:
-        if version.phase is not Phase.BUILDING and version.label in engine.encoders.labels():
-            _use_model(engine, version.label, version.model_ref, version.dim, list(version.collections))
-    return True
 
 
 def _collections(engine: Engine, label: str, named: list[str] | None) -> list[str]:
@@ -279,7 +198,8 @@ def _switch(engine: Engine, version: EncoderVersion) -> None:
     from eagle_rag.ops import doctor
     from eagle_rag.service import health as index_health
     before = len(doctor.check(engine).findings)
-    _use_model(engine, version.label, version.model_ref, version.dim, list(version.collections))
+    use_model(engine.encoders, engine.settings, version.label, version.model_ref, version.dim,
+              list(version.collections))
     engine.encoders.get_encoder(version.label)  # loaded before any search needs it
     for name, physical in version.collections.items():
         engine.vectors.point_alias(name, physical["new"])
@@ -294,7 +214,7 @@ def _switch(engine: Engine, version: EncoderVersion) -> None:
 
 
 def _only(engine: Engine, label: str | None) -> EncoderVersion:
-    found = versions(engine)
+    found = versions(engine.registry)
     chosen = [v for v in found if label is None or v.label == label]
     if not chosen:
         raise NotFound(f"no reindex of {label!r} is recorded" if label else "no reindex is recorded",
@@ -316,7 +236,8 @@ def _rollback(engine: Engine, version: EncoderVersion) -> None:
             sync(engine, encoder, physical["new"], physical["old"])
         for name, physical in version.collections.items():
             engine.vectors.point_alias(name, physical["old"])
-        _use_model(engine, version.label, version.previous_model_ref, version.previous_dim, list(version.collections))
+        use_model(engine.encoders, engine.settings, version.label, version.previous_model_ref, version.previous_dim,
+                  list(version.collections))
     for physical in version.collections.values():
         if physical["new"]:
             engine.vectors.drop_physical(physical["new"])

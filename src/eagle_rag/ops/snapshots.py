@@ -45,7 +45,7 @@ from eagle_rag.errors import InvalidRequest, NotFound
 from eagle_rag.types import DocumentStatus
 
 if TYPE_CHECKING:
-    from eagle_rag.engine import Engine
+    from eagle_rag.kernel.runtime import Runtime as Engine
     from eagle_rag.settings import Settings
 
 LAYOUT_VERSION = 1
@@ -225,7 +225,7 @@ def store_counts(engine: Engine) -> tuple[dict[str, int], dict[str, dict[str, in
 def _quiesce(engine: Engine) -> None:
     """Seal what is buffered: flush every vector collection, commit every open lexical index."""
     engine.flush()
-    for index in list(engine._lexical.values()):  # noqa: SLF001 - only the indexes this engine opened
+    for index in engine.lexical.values():  # only the indexes this engine opened
         index.commit()
 
 

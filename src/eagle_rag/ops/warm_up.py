@@ -29,7 +29,7 @@ from eagle_rag.retrieve.safe_hooks import call_hook
 from eagle_rag.types import Modality, SearchMode, SearchRequest
 
 if TYPE_CHECKING:
-    from eagle_rag.engine import Engine
+    from eagle_rag.kernel.runtime import Runtime as Engine
 
 log = logging.getLogger(__name__)
 

@@ -34,7 +34,7 @@ from eagle_rag.stores.availability import is_unavailable, one_line, settings_una
 from eagle_rag.types import DocumentStatus, SearchResponse
 
 if TYPE_CHECKING:
-    from eagle_rag.engine import Engine
+    from eagle_rag.kernel.runtime import Runtime as Engine
 
 CACHE_TTL_S = 3.0
 """How long one check answers for (``/health`` and searches share it)."""

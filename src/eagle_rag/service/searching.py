@@ -49,7 +49,7 @@ from eagle_rag.types import (
 )
 
 if TYPE_CHECKING:
-    from eagle_rag.engine import Engine
+    from eagle_rag.kernel.runtime import Runtime as Engine
 
 FLIP_RETRIES = 2
 
