@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from eagle_rag.cli.options import ApiKey, Local, Url
 from eagle_rag.cli.progress import CommandProgress
 from eagle_rag.errors import EagleError
 from eagle_rag.ingest.executors import RAY_MISSING, Executor, RayOptions
@@ -44,13 +45,6 @@ def _engine(**overrides: Any) -> Any:
     return Engine(_settings(**overrides))
 
 
-URL_OPTION = typer.Option("--url", help="send the command to this Eagle-RAG server (default: env EAGLE_RAG_URL, "
-                                        "else the server that owns the data folder)")
-API_KEY_OPTION = typer.Option("--api-key", help="X-API-Key for --url (default: env EAGLE_RAG_API_KEY)")
-LOCAL_OPTION = typer.Option("--local", help="open the data folder directly, not through a server")
-Url = Annotated[str | None, URL_OPTION]
-ApiKey = Annotated[str | None, API_KEY_OPTION]
-Local = Annotated[bool, LOCAL_OPTION]
 
 
 def target_for(url: str | None, api_key: str | None, local: bool) -> tuple[Settings, Any]:

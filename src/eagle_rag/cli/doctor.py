@@ -13,6 +13,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from eagle_rag.cli.options import ApiKey, Local, Url
+
 if TYPE_CHECKING:
     from eagle_rag.ops.doctor import DoctorReport
 
@@ -25,11 +27,7 @@ def doctor(
                                                           "re-ingest restores them")]
     = False,
     json_out: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
-    url: Annotated[str | None, typer.Option("--url", help="ask this Eagle-RAG server (default: env EAGLE_RAG_URL, "
-                                                          "else the server that owns the data folder)")] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", help="X-API-Key for --url (env EAGLE_RAG_API_KEY)")]
-    = None,
-    local: Annotated[bool, typer.Option("--local", help="open the data folder directly")] = False,
+    url: Url = None, api_key: ApiKey = None, local: Local = False,
 ) -> None:
     """Check every collection: each complete document has exactly its chunks in every store.
 

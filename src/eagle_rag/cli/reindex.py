@@ -12,6 +12,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from eagle_rag.cli.options import ApiKey, Local, Url
+
 console = Console()
 REMOTE_TIMEOUT_S = 24 * 3600.0
 
@@ -27,12 +29,7 @@ def reindex(
     rollback: Annotated[bool, typer.Option("--rollback", help="point back to the old collections and model")] = False,
     drop_old: Annotated[bool, typer.Option("--drop-old", help="drop the collections kept for --rollback")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="print the answer as JSON")] = False,
-    url: Annotated[str | None, typer.Option("--url", help="send the command to this Eagle-RAG server (default: env "
-                                                          "EAGLE_RAG_URL, else the server that owns the data folder)")]
-    = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", help="X-API-Key for --url (env EAGLE_RAG_API_KEY)")]
-    = None,
-    local: Annotated[bool, typer.Option("--local", help="open the data folder directly")] = False,
+    url: Url = None, api_key: ApiKey = None, local: Local = False,
 ) -> None:
     """Build new versioned collections of an encoder label with another model from the stored chunk texts,
     while searches use the old ones; switch when they are complete and checked. Killed midway, run it

@@ -15,6 +15,8 @@ from typing import Annotated, Any
 
 import typer
 
+from eagle_rag.cli.options import ApiKey, Local, Url
+
 log = logging.getLogger("eagle_rag.api")
 
 
@@ -130,12 +132,7 @@ def mcp(
     transport: Annotated[str | None, typer.Option(help="stdio | http (default: mcp.transport)")] = None,
     host: Annotated[str | None, typer.Option(help="http bind address (default: mcp.host)")] = None,
     port: Annotated[int | None, typer.Option(help="http port (default: mcp.port, 8765)")] = None,
-    url: Annotated[str | None, typer.Option("--url", help="answer the tools through this Eagle-RAG server "
-                                                          "(default: env EAGLE_RAG_URL, else the folder's server)")]
-    = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", help="X-API-Key for --url (env EAGLE_RAG_API_KEY)")]
-    = None,
-    local: Annotated[bool, typer.Option("--local", help="open the data folder directly")] = False,
+    url: Url = None, api_key: ApiKey = None, local: Local = False,
     insecure_no_key: Annotated[bool, typer.Option("--insecure-no-key", help="serve HTTP on a non-loopback "
                                                                           "address without api.api_key")] = False,
 ) -> None:

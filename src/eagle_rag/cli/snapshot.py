@@ -15,17 +15,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from eagle_rag.cli.options import ApiKey, JsonOut, Local, Url
+
 if TYPE_CHECKING:
     from eagle_rag.settings import Settings
 
 snapshot_app = typer.Typer(help="Snapshots of the data folder: create, list, restore, delete.", no_args_is_help=True)
 console = Console()
 
-Url = Annotated[str | None, typer.Option("--url", help="send the command to this Eagle-RAG server (default: env "
-                                                       "EAGLE_RAG_URL, else the server that owns the data folder)")]
-ApiKey = Annotated[str | None, typer.Option("--api-key", help="X-API-Key for --url (env EAGLE_RAG_API_KEY)")]
-Local = Annotated[bool, typer.Option("--local", help="open the data folder directly, not through a server")]
-JsonOut = Annotated[bool, typer.Option("--json", help="print the answer as JSON")]
 Name = Annotated[str, typer.Argument(help="the snapshot's name")]
 
 
