@@ -19,7 +19,8 @@ from eagle_rag.ingest.sources import missing_paths_error
 from eagle_rag.kernel.runtime import Runtime, build_encoders
 from eagle_rag.ops.warm_up import WarmUpReport, warm_up
 from eagle_rag.service import health as index_health
-from eagle_rag.service.searching import search, validate_kb_name
+from eagle_rag.service.requests import validate_kb_name
+from eagle_rag.service.searching import search
 from eagle_rag.types import SearchRequest, SearchResponse
 
 __all__ = ["Engine", "build_encoders"]

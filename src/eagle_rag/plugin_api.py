@@ -54,7 +54,7 @@ from eagle_rag.retrieve.fusion import (
 )
 from eagle_rag.retrieve.safe_hooks import call_hook
 from eagle_rag.service.backend import Target, open_backend, resolve_target
-from eagle_rag.service.searching import parse_mode
+from eagle_rag.service.requests import parse_mode
 from eagle_rag.settings import Settings, effective_settings, load_settings
 from eagle_rag.stores.filters import InvalidFilterError, validate_kb_name
 from eagle_rag.stores.registry import source_file_name

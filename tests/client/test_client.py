@@ -90,7 +90,7 @@ def test_batch_options_apply_to_every_query(client):
 
 def test_a_bad_mode_is_worded_as_python_and_the_cli_word_it(client, served):
     """pydantic's "Input should be 'bm25', ..." over HTTP; the engine's words everywhere now."""
-    from eagle_rag.service.searching import parse_mode
+    from eagle_rag.service.requests import parse_mode
     from tests.client.helpers import run_cli
 
     with pytest.raises(InvalidRequest) as expected:

@@ -220,8 +220,8 @@ def test_http_ingest_answer_carries_the_bad_records(engine):
 
 def test_a_record_id_that_is_no_document_id_is_reported_and_found_by_get_and_delete(engine, tmp_path):
     from eagle_rag import service
-    from eagle_rag.api.routes_documents import delete_one
     from eagle_rag.errors import NotFound
+    from eagle_rag.service.documents import delete_document as delete_one
 
     corpus = tmp_path / "doi.jsonl"
     corpus.write_text('{"id": "doi/10.1000/xyz", "text": "zebrafish fin regeneration blastema"}\n'

@@ -199,7 +199,7 @@ def search(query: Annotated[str, typer.Argument(help="the search text")],
            url: Url = None, api_key: ApiKey = None, local: Local = False) -> None:
     """Search the index (through the server that owns the data folder, when one runs)."""
     from eagle_rag.service.backend import open_backend
-    from eagle_rag.service.searching import parse_mode
+    from eagle_rag.service.requests import parse_mode
     from eagle_rag.types import SearchRequest
 
     if recency is not None and not recency > 0:
@@ -396,9 +396,9 @@ def _kbs_holding(backend: Any, remote: bool, document_id: str) -> list[str]:
 def _delete_local(engine: Any, document_id: str, kb_name: str | None) -> None:
     """As ``DELETE /kbs/{kb}/documents/{id}``: every store, the registry and an uploaded source file.
     Raises NotFound, AmbiguousDocument."""
-    from eagle_rag.api.routes_documents import delete_one
+    from eagle_rag.service.documents import delete_document
 
-    delete_one(engine, document_id, kb_name)
+    delete_document(engine, document_id, kb_name)
 
 
 @app.command()
@@ -490,7 +490,7 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
     from eagle_rag.errors import InvalidRequest
     from eagle_rag.evaluation import beir
     from eagle_rag.service.backend import require_local
-    from eagle_rag.service.searching import parse_mode
+    from eagle_rag.service.requests import parse_mode
     from eagle_rag.types import SearchMode
 
     if pipeline != "all" and pipeline.strip().lower() not in {m.value for m in SearchMode}:
@@ -553,7 +553,7 @@ def calibrate(queries: Annotated[Path, typer.Option(help="the judged queries: a 
     from eagle_rag.evaluation import beir
     from eagle_rag.evaluation import calibrate as fitting
     from eagle_rag.service.backend import require_local
-    from eagle_rag.service.searching import parse_mode
+    from eagle_rag.service.requests import parse_mode
 
     modes = [parse_mode(m) for m in (mode or ["hybrid"])]
     judged, texts = beir.read_judgements(queries, qrels)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag.errors import InvalidRequest
-from eagle_rag.service.searching import parse_mode
+from eagle_rag.service.requests import parse_mode
 from eagle_rag.types import (
     DOC_TYPE_KEYS,
     PUBLISHED_KEYS,

@@ -9,16 +9,14 @@ server side, the framework retrievers and the console.
   where a command runs (this process's engine or a server's HTTP API).
 """
 
-from eagle_rag.service.searching import (
+from eagle_rag.service.documents import (
+    delete_document,
     document_to_dict,
     find_document,
     get_document,
-    parse_mode,
-    search,
-    search_many,
-    validate_kb_name,
-    validate_request,
 )
+from eagle_rag.service.requests import parse_mode, validate_kb_name
+from eagle_rag.service.searching import search, search_many, validate_request
 
-__all__ = ["document_to_dict", "find_document", "get_document", "parse_mode", "search", "search_many",
-           "validate_kb_name", "validate_request"]
+__all__ = ["delete_document", "document_to_dict", "find_document", "get_document", "parse_mode", "search",
+           "search_many", "validate_kb_name", "validate_request"]

@@ -1,4 +1,9 @@
-"""Local engine or running server: where a command sends its work.
+"""The :class:`Backend` every front end calls, and where a command sends its work.
+
+A Backend answers the service's questions the same way in this process
+(:class:`~eagle_rag.engine.Engine`) or through a server (:class:`~eagle_rag.client.EagleClient`), so
+the CLI, the MCP tools and the framework retrievers never branch on local or remote themselves:
+they call :func:`open_backend` and then the Backend.
 
 A command goes through the HTTP API of a server when one is named (``--url`` or ``EAGLE_RAG_URL``,
 with ``--api-key`` or ``EAGLE_RAG_API_KEY``) or when a live ``eagle-rag serve`` owns the data folder
@@ -13,13 +18,26 @@ import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from eagle_rag.client.server_file import ServerInfo, ensure_folder_free, live_server
 from eagle_rag.errors import InvalidRequest
 
 if TYPE_CHECKING:
     from eagle_rag.settings import Settings
+    from eagle_rag.types import SearchRequest, SearchResponse
+
+@runtime_checkable
+class Backend(Protocol):
+    """What a front end may ask, in this process or through a server: both answer with the same types
+    and raise the same :class:`~eagle_rag.errors.EagleError` subclasses."""
+
+    def search(self, request: SearchRequest) -> SearchResponse:
+        """The answer to ``request`` (:func:`eagle_rag.service.searching.search`)."""
+        ...
+
+    def close(self) -> None: ...
+
 
 URL_ENV = "EAGLE_RAG_URL"
 API_KEY_ENV = "EAGLE_RAG_API_KEY"
@@ -69,7 +87,7 @@ def require_local(settings: Settings, action: str) -> None:
 
 
 @contextmanager
-def open_backend(settings: Settings, target: Target, action: str = "this command") -> Iterator[Any]:
+def open_backend(settings: Settings, target: Target, action: str = "this command") -> Iterator[Any]:  # a Backend
     """An :class:`~eagle_rag.client.http.EagleClient` for a remote target, else an
     :class:`~eagle_rag.engine.Engine` on the folder (closed on exit). Both answer ``search(request)``
     with a :class:`~eagle_rag.types.SearchResponse`. Raises FolderInUse when the folder is held."""

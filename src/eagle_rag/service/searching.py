@@ -13,13 +13,13 @@ import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from eagle_rag import filter_names
 from eagle_rag.context import HookContext
-from eagle_rag.errors import AmbiguousDocument, InvalidRequest, NotFound
+from eagle_rag.errors import InvalidRequest, NotFound
 from eagle_rag.ingest.chunker import chunk_version, content_version
-from eagle_rag.protocols import DocumentRecord, StoreFilter
+from eagle_rag.protocols import StoreFilter
 from eagle_rag.redact import public_path
 from eagle_rag.retrieve import relevance
 from eagle_rag.retrieve.channels import RetrievalTally, tally
@@ -27,6 +27,13 @@ from eagle_rag.retrieve.fusion import sparse_overlap_score
 from eagle_rag.retrieve.orchestrator import RetrievalResult
 from eagle_rag.retrieve.result_options import apply_result_options
 from eagle_rag.service import health as index_health
+from eagle_rag.service.requests import (
+    DOCUMENT_FILTERS,
+    FILTER_FIELDS,
+    METADATA_FILTERS,
+    normalised,
+    validate_kb_name,
+)
 from eagle_rag.settings import Settings
 from eagle_rag.stores import filters as store_filters
 from eagle_rag.stores.availability import is_unavailable, settings_unavailable
@@ -45,77 +52,12 @@ from eagle_rag.types import (
     document_key,
     is_legacy_key,
     public_document_id,
-    split_document_key,
 )
 
 if TYPE_CHECKING:
     from eagle_rag.kernel.runtime import Runtime as Engine
 
 FLIP_RETRIES = 2
-
-def validate_kb_name(name: str) -> str:
-    """Raise InvalidRequest unless ``name`` is 1-64 letters, digits, ``_``, ``-`` or ``.``."""
-    try:
-        return store_filters.validate_kb_name(name)
-    except store_filters.InvalidFilterError as exc:
-        raise InvalidRequest(f"invalid kb name {name!r}: {exc}", {"field": "kb_name"}) from exc
-
-
-def _normalised(request: SearchRequest) -> SearchRequest:
-    """``request`` with the forms a Python caller may write turned into the declared types.
-
-    A mode given as a string (``"hybrid"``) becomes its :class:`SearchMode`; a filter given as a list
-    becomes a tuple, and a single string a one-value tuple (``kb_names="mykb"``, not one kb name per
-    letter). Raises InvalidRequest for an unknown mode or a field of the wrong type.
-    """
-    mode = request.mode
-    if not isinstance(mode, SearchMode):
-        if not isinstance(mode, str):
-            raise InvalidRequest(f"mode must be a string, got {type(mode).__name__}", {"field": "mode"})
-        mode = parse_mode(mode)
-    if isinstance(request.top_k, bool) or not isinstance(request.top_k, int):
-        raise InvalidRequest(f"top_k must be an integer, got {type(request.top_k).__name__}", {"field": "top_k"})
-    if isinstance(request.offset, bool) or not isinstance(request.offset, int):
-        raise InvalidRequest(f"offset must be an integer, got {type(request.offset).__name__}", {"field": "offset"})
-    for name in ("published_from", "published_to"):
-        value = getattr(request, name)
-        if value is not None and not isinstance(value, str):
-            raise InvalidRequest(f"{name} must be a date string, got {type(value).__name__}", {"field": name})
-    for name in ("diversity", "recency"):
-        value = getattr(request, name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
-            raise InvalidRequest(f"{name} must be a number, got {type(value).__name__}", {"field": name})
-    limit = request.max_per_document
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
-        raise InvalidRequest(f"max_per_document must be an integer, got {type(limit).__name__}",
-                             {"field": "max_per_document"})
-    lists: dict[str, Any] = {name: _as_tuple(name, getattr(request, name)) for name in (*FILTER_FIELDS, "facets")}
-    lists["source_types"] = tuple(v.lower() if isinstance(v, str) else v for v in lists["source_types"])
-    if request.image is not None and not isinstance(request.image, bytes | bytearray):
-        raise InvalidRequest(f"image must be the bytes of an image file, got {type(request.image).__name__}",
-                             {"field": "image"})
-    has_image = request.has_image or request.image is not None
-    return dataclasses.replace(request, mode=mode, has_image=has_image, **lists)
-
-
-def _as_tuple(name: str, values: object) -> tuple[str, ...]:
-    """A filter field as a tuple: a single string is one value. Raises InvalidRequest for other types."""
-    if isinstance(values, str):
-        return (values,)
-    if isinstance(values, (set, frozenset)):
-        return tuple(sorted(values, key=str))
-    if isinstance(values, (list, tuple)):
-        return tuple(values)
-    raise InvalidRequest(f"{name} must be a list of strings, got {type(values).__name__}", {"field": name})
-
-
-FILTER_FIELDS = ("kb_names", "document_ids", "tags", "source_types", "chunk_types", "sections", "doc_types")
-"""The list-valued filters of a :class:`SearchRequest`."""
-DOCUMENT_FILTERS = ("kb_names", "document_ids", "tags")
-"""The filters that keep or drop whole documents (counted among every match of an empty answer)."""
-METADATA_FILTERS = ("source_types", "chunk_types", "sections", "doc_types", "published")
-"""The names under which the chunk-attribute filters are counted in ``excluded_by_filter``."""
-
 
 def check_query_image(engine: Engine, image: bytes) -> None:
     """Refuse a query image that cannot be searched: empty, over ``ingest.max_file_bytes``, or with no
@@ -144,7 +86,7 @@ def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:
     """
     if not isinstance(request.query, str):
         raise InvalidRequest(f"query must be a string, got {type(request.query).__name__}", {"field": "query"})
-    request = _normalised(request)
+    request = normalised(request)
     limits = engine.settings.search
     if not request.query.strip():
         raise InvalidRequest("the query is empty", {"field": "query"})
@@ -577,93 +519,3 @@ def _semantic_floor(engine: Engine, collection: str) -> float:
     if not engine.encoders.is_loaded(label):
         return 0.0
     return float(getattr(engine.encoders.get_encoder(label), "semantic_floor", 0.0))
-
-
-def find_document(engine: Engine, document_id: str, kb_name: str | None = None) -> DocumentRecord:
-    """The registry record of the document ``document_id`` (its own id, as search hits show it) of
-    ``kb_name``; without a kb, of the one kb that holds that id.
-
-    A document written before identity was (kb, id) is found under its unscoped id too. A record id
-    that is no valid document id (``doi/10.1000/xyz``: the ingest stored it under ``h-<hash>``,
-    :func:`eagle_rag.ingest.records.record_document_id`) finds its document through the same mapping.
-
-    Raises:
-        NotFound: no such document (in that kb).
-        AmbiguousDocument: no kb named and several kbs hold the id (the message does not name them).
-    """
-    if kb_name is not None:
-        validate_kb_name(kb_name)
-    by_record_id = _hashed_record_documents(engine, document_id, kb_name)
-    if len(by_record_id) > 1:
-        raise _ambiguous(document_id)
-    if by_record_id:
-        return by_record_id[0]
-    given_kb, own_id = split_document_key(document_id)
-    if given_kb is not None:  # "../etc/passwd", "a b/c": no storage key, an unknown id
-        try:
-            validate_kb_name(given_kb)
-        except InvalidRequest:
-            where = f" in kb {kb_name!r}" if kb_name is not None else ""
-            raise NotFound(f"no document with id {document_id!r}{where}", {"document_id": document_id}) from None
-    kb_name = kb_name or given_kb  # both validated above
-    if kb_name is not None:
-        if given_kb not in (None, kb_name):
-            raise NotFound(f"no document with id {document_id!r} in kb {kb_name!r}", {"document_id": document_id})
-        kbs = [kb_name]
-    else:
-        kbs = sorted(engine.registry.kb_names())
-    found = [r for r in (engine.registry.get(document_key(kb, own_id)) for kb in kbs) if r is not None]
-    legacy = engine.registry.get(own_id) if is_legacy_key(own_id) else None
-    if legacy is not None and (kb_name is None or legacy.kb_name == kb_name) \
-            and all(r.kb_name != legacy.kb_name for r in found):
-        found.append(legacy)
-    if not found:
-        where = f" in kb {kb_name!r}" if kb_name is not None else ""
-        raise NotFound(f"no document with id {document_id!r}{where}", {"document_id": document_id})
-    if len(found) > 1:
-        raise _ambiguous(own_id)
-    return found[0]
-
-
-def _ambiguous(document_id: str) -> AmbiguousDocument:
-    return AmbiguousDocument(f"the document id {document_id!r} exists in several kbs; name the kb: "
-                             f"/kbs/{{kb}}/documents/{{id}}, or kb_name", {"document_id": document_id})
-
-
-def _hashed_record_documents(engine: Engine, record_id: str, kb_name: str | None) -> list[DocumentRecord]:
-    """The documents (of ``kb_name``, else of every kb) stored under the ``h-<hash>`` id of
-    ``record_id``; none when ``record_id`` is a valid document id, stored as it is."""
-    from eagle_rag.ingest.records import is_document_id, record_document_id
-
-    if not record_id.strip() or is_document_id(record_id):
-        return []
-    kbs = [kb_name] if kb_name is not None else sorted(engine.registry.kb_names())
-    found = (engine.registry.get(document_key(kb, record_document_id(record_id, kb))) for kb in kbs)
-    return [record for record in found if record is not None]
-
-
-def get_document(engine: Engine, document_id: str, kb_name: str | None = None) -> dict[str, object]:
-    """The registry record of a document (see :func:`find_document`) as a client sees it: ``source_uri``
-    is the upload's name or relative to its ingest root, never a path of the server machine.
-    Raises NotFound, AmbiguousDocument."""
-    record = document_to_dict(find_document(engine, document_id, kb_name))
-    settings = engine.settings
-    return {**record, "source_uri": public_path(str(record["source_uri"]), settings.data_path,
-                                                settings.ingest.allowed_roots)}
-
-
-def document_to_dict(record: DocumentRecord) -> dict[str, object]:
-    """The JSON form of a registry record (``GET /kbs/{kb}/documents/{id}``): ``id`` is the document's
-    own id, ``kb_name`` its kb."""
-    return {"id": public_document_id(record.id), "kb_name": record.kb_name, "name": record.name,
-            "source_uri": record.source_uri,
-            "status": record.status.value, "chunk_count": record.chunk_count, "tags": list(record.tags),
-            "content_hash": record.content_hash, "created_at": record.created_at.isoformat(),
-            "updated_at": record.updated_at.isoformat()}
-
-
-def parse_mode(value: str) -> SearchMode:
-    try:
-        return SearchMode.from_str(value)  # type: ignore[return-value]
-    except ValueError as exc:
-        raise InvalidRequest(str(exc), {"field": "mode"}) from exc
