@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 
 from eagle_rag.api import create_app
 from eagle_rag.engine import Engine
-from eagle_rag.mcp.core_tools import build_tool_registry
 from eagle_rag.service import health as index_health
+from eagle_rag.service.core_tools import build_tool_registry
 from eagle_rag.settings import Settings, load_settings
 from eagle_rag.types import DocumentStatus
 from tests.profiles import GENERAL

@@ -80,7 +80,7 @@ def eagle_api_register(api: Any, engine: Any) -> None:
 
 @hookspec
 def eagle_mcp_tools(engine: Any) -> list[Any] | None:
-    """Describe the plugin's MCP tools (read-only): a list of ``eagle_rag.mcp.tools.McpTool``.
+    """Describe the plugin's MCP tools (read-only): a list of ``eagle_rag.service.tools.McpTool``.
 
     All non-None results are collected; the server registers core tools and the tools of the
     default namespace's plugins, and refuses names that mutate or execute.

@@ -39,7 +39,6 @@ from eagle_rag.ingest.records import ParseResult, Record, RecordFailure
 from eagle_rag.ingest.sources import allowed_ingest_roots, iter_source_files
 from eagle_rag.kernel.core_defaults import MIXED_QUERY_MIN_CJK, MULTILINGUAL_COLLECTION, MULTILINGUAL_ENCODER
 from eagle_rag.kernel.plugin_options import WRITES_INDEX, PluginOptionsError, validate_plugin_options
-from eagle_rag.mcp.tools import McpTool, tool_error
 from eagle_rag.ops.demo import sample_dir
 from eagle_rag.protocols import CrossEncoder, StoreFilter, TextEncoder, Vector, VectorStore
 from eagle_rag.redact import public_path
@@ -55,6 +54,7 @@ from eagle_rag.retrieve.fusion import (
 from eagle_rag.retrieve.safe_hooks import call_hook
 from eagle_rag.service.backend import Target, open_backend, resolve_target
 from eagle_rag.service.requests import parse_mode
+from eagle_rag.service.tools import McpTool, tool_error
 from eagle_rag.settings import Settings, effective_settings, load_settings
 from eagle_rag.stores.filters import InvalidFilterError, validate_kb_name
 from eagle_rag.stores.registry import source_file_name

@@ -17,7 +17,7 @@ from eagle_rag.api import create_app
 from eagle_rag.engine import Engine
 from eagle_rag.errors import InvalidRequest
 from eagle_rag.ingest.records import record_document
-from eagle_rag.mcp.core_tools import build_tool_registry
+from eagle_rag.service.core_tools import build_tool_registry
 from eagle_rag.settings import load_settings
 from eagle_rag.stores.filters import InvalidFilterError, validate_date_bound
 from eagle_rag.types import SearchRequest

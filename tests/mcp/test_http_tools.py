@@ -12,9 +12,9 @@ from eagle_rag.api import create_app
 from eagle_rag.client.http import EagleClient
 from eagle_rag.engine import Engine
 from eagle_rag.hookspecs import hookimpl
-from eagle_rag.mcp.core_tools import build_tool_registry
 from eagle_rag.mcp.remote import RemoteToolRegistry
-from eagle_rag.mcp.tools import McpTool, ToolRegistrationError, tool_error
+from eagle_rag.service.core_tools import build_tool_registry
+from eagle_rag.service.tools import McpTool, ToolRegistrationError, tool_error
 from tests.api.helpers import assert_error_shape, make_settings
 from tests.mcp.conftest import private_copy
 

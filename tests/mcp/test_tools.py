@@ -13,7 +13,7 @@ from eagle_rag.encoders.errors import EncoderLoadError
 from eagle_rag.engine import Engine
 from eagle_rag.errors import InvalidRequest, NotFound
 from eagle_rag.hookspecs import hookimpl
-from eagle_rag.mcp.tools import (
+from eagle_rag.service.tools import (
     FORBIDDEN_NAME_WORDS,
     McpTool,
     ToolRegistrationError,

@@ -237,7 +237,7 @@ def _answer() -> SearchResponse:
 def test_every_surface_carries_relevance_and_expected_relevant():
     from eagle_rag.api.models import SearchBody, SearchResponseModel
     from eagle_rag.integrations.search import SearchOptions, hit_metadata
-    from eagle_rag.mcp.core_tools import format_search, search_request
+    from eagle_rag.service.core_tools import format_search, search_request
 
     answer = _answer()
     wire = answer.to_dict()

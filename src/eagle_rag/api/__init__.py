@@ -8,6 +8,6 @@ from __future__ import annotations
 
 from eagle_rag.api.app import create_app
 from eagle_rag.api.deps import ERROR_RESPONSES
-from eagle_rag.api.envelope import error_body
+from eagle_rag.service.envelope import error_body
 
 __all__ = ["ERROR_RESPONSES", "create_app", "error_body"]

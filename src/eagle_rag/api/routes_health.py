@@ -59,8 +59,8 @@ def health_head(request: Request, engine: Engine = Depends(get_engine)) -> Respo
 def health_plugins(request: Request, engine: Engine = Depends(get_engine)) -> dict[str, Any]:
     """The plugins and their hooks, the MCP tools, the latest audit decisions and the audit counts; paths
     in decisions (an uploaded file that failed) are shown as ``/search`` hits show them (``public_path``)."""
-    from eagle_rag.mcp.core_tools import build_tool_registry
-    from eagle_rag.mcp.tools import ToolRegistrationError
+    from eagle_rag.service.core_tools import build_tool_registry
+    from eagle_rag.service.tools import ToolRegistrationError
 
     hooks = hooks_by_plugin(engine.pm)
     try:

@@ -27,12 +27,12 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, BinaryIO
 
 from eagle_rag import service
-from eagle_rag.api.envelope import PathNotAllowed, PayloadTooLarge
 from eagle_rag.errors import InvalidRequest, StoreUnavailable
 from eagle_rag.ingest.sources import iter_source_files
 from eagle_rag.redact import UPLOADS_DIR
 from eagle_rag.service.documents import remove_empty as _remove_empty
 from eagle_rag.service.documents import remove_upload
+from eagle_rag.service.envelope import PathNotAllowed, PayloadTooLarge
 
 if TYPE_CHECKING:
     from eagle_rag.ingest.report import IngestReport

@@ -150,7 +150,7 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", 
             try:
                 report = backend.ingest(paths, kb_name=kb, dry_run=dry_run, max_errors=max_errors)
             except IngestError as exc:
-                from eagle_rag.client.http import ingest_report
+                from eagle_rag.service.backend import ingest_report
 
                 report = ingest_report(exc.details.get("report") or {})
                 if not report.failures:

@@ -47,9 +47,9 @@ def doctor(
         require_local(settings, "doctor --repair")
     target = resolve_target(settings, url, api_key, local or repair)
     if target.url is not None:
-        from eagle_rag.client.http import EagleClient
+        from eagle_rag.service.backend import open_remote
 
-        with EagleClient(target.url, api_key=target.api_key) as client:
+        with open_remote(target) as client:
             report = report_from_dict(client.doctor())
         _show(report, json_out)
         return

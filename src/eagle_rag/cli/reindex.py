@@ -42,9 +42,9 @@ def reindex(
     settings = load_settings()
     target = resolve_target(settings, url, api_key, local)
     if target.url is not None:
-        from eagle_rag.client.http import EagleClient
+        from eagle_rag.service.backend import open_remote
 
-        with EagleClient(target.url, api_key=target.api_key, timeout=REMOTE_TIMEOUT_S, retries=0) as client:
+        with open_remote(target, timeout=REMOTE_TIMEOUT_S, retries=0) as client:
             body = {"encoder": encoder, "collections": names, "dim": dim, "rollback": rollback, "drop_old": drop_old}
             answer = client.reindex({k: v for k, v in body.items() if v is not None})
     else:

@@ -49,9 +49,9 @@ def create(name: Annotated[str | None, typer.Argument(help="the snapshot's name 
         check_name(name)
     target = resolve_target(settings, url, api_key, local)
     if target.url is not None:
-        from eagle_rag.client.http import EagleClient
+        from eagle_rag.service.backend import open_remote
 
-        with EagleClient(target.url, api_key=target.api_key) as client:
+        with open_remote(target) as client:
             manifest = client.create_snapshot(name)
     else:
         from eagle_rag.engine import Engine
@@ -77,9 +77,9 @@ def list_(url: Url = None, api_key: ApiKey = None, local: Local = False, json_ou
     target = resolve_target(settings, url, api_key, local)
     rows: list[dict[str, Any]]
     if target.url is not None:
-        from eagle_rag.client.http import EagleClient
+        from eagle_rag.service.backend import open_remote
 
-        with EagleClient(target.url, api_key=target.api_key) as client:
+        with open_remote(target) as client:
             rows = client.snapshots()
     else:
         rows = [m.summary() for m in list_snapshots(settings)]
@@ -125,9 +125,9 @@ def delete(name: Name, url: Url = None, api_key: ApiKey = None, local: Local = F
     check_name(name)
     target = resolve_target(settings, url, api_key, local)
     if target.url is not None:
-        from eagle_rag.client.http import EagleClient
+        from eagle_rag.service.backend import open_remote
 
-        with EagleClient(target.url, api_key=target.api_key) as client:
+        with open_remote(target) as client:
             client.delete_snapshot(name)
     else:
         delete_snapshot(settings, name)

@@ -1,2 +1,3 @@
-"""The MCP front end: read-only tools (:mod:`eagle_rag.mcp.tools`, :mod:`eagle_rag.mcp.core_tools`)
-served over stdio by :mod:`eagle_rag.mcp.server`, in this process or against a server."""
+"""The MCP front end: the server (:mod:`eagle_rag.mcp.server`, stdio or HTTP) serves the read-only tool
+registry of :mod:`eagle_rag.service.tools`, from this process's engine or through a running server
+(:mod:`eagle_rag.mcp.remote`)."""

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from eagle_rag.client.http import EagleClient
 from eagle_rag.errors import EagleError
-from eagle_rag.mcp.tools import McpTool, ToolRegistrationError, assert_rag_only_tool_name, tool_error
+from eagle_rag.service.tools import McpTool, ToolRegistrationError, assert_rag_only_tool_name, tool_error
+
+if TYPE_CHECKING:
+    from eagle_rag.service.backend import EagleClient
 
 
 class RemoteToolRegistry:

@@ -1,7 +1,7 @@
 """The MCP server (official ``mcp`` SDK, low-level ``Server``): stdio and streamable HTTP.
 
-Serves a :class:`~eagle_rag.mcp.tools.ToolSource`: the tools of a local engine
-(:func:`eagle_rag.mcp.core_tools.build_tool_registry`) or, while an ``eagle-rag serve`` owns the data
+Serves a :class:`~eagle_rag.service.tools.ToolSource`: the tools of a local engine
+(:func:`eagle_rag.service.core_tools.build_tool_registry`) or, while an ``eagle-rag serve`` owns the data
 folder (or with a URL), the server's tools over its HTTP API (:mod:`eagle_rag.mcp.remote`). Every
 tool is read-only (annotated so), runs in a worker thread, and answers a JSON object; failures
 answer the one error shape with ``isError`` set. Run with ``eagle-rag mcp`` or
@@ -25,8 +25,8 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 
 from eagle_rag import __version__
-from eagle_rag.mcp.core_tools import build_tool_registry
-from eagle_rag.mcp.tools import ToolSource
+from eagle_rag.service.core_tools import build_tool_registry
+from eagle_rag.service.tools import ToolSource
 
 if TYPE_CHECKING:
     from eagle_rag.service.backend import Target
@@ -121,10 +121,10 @@ def open_tools(settings: Settings, target: Target) -> Iterator[ToolSource]:
     """The tools of ``target``: a server's over HTTP, else a local engine's on the data folder (which
     must be free: raises FolderInUse otherwise). The engine or client is closed on exit."""
     if target.url is not None:
-        from eagle_rag.client.http import EagleClient
         from eagle_rag.mcp.remote import RemoteToolRegistry
+        from eagle_rag.service.backend import open_remote
 
-        with EagleClient(target.url, api_key=target.api_key) as client:
+        with open_remote(target) as client:
             tools = RemoteToolRegistry(client)
             tools.notice = profile_notice(settings.profile, str(client.health().get("profile") or ""), target.url)
             if tools.notice:

@@ -15,8 +15,8 @@ Plugins reach this through :mod:`eagle_rag.plugin_api` (``resolve_target`` / ``o
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -24,6 +24,8 @@ from eagle_rag.client.server_file import ServerInfo, ensure_folder_free, live_se
 from eagle_rag.errors import InvalidRequest
 
 if TYPE_CHECKING:
+    from eagle_rag.client.http import EagleClient as EagleClient
+    from eagle_rag.ingest.orchestrator import IngestReport
     from eagle_rag.settings import Settings
     from eagle_rag.types import SearchRequest, SearchResponse
 
@@ -102,3 +104,44 @@ def open_backend(settings: Settings, target: Target, action: str = "this command
     require_local(settings, action)
     with Engine(settings) as engine:
         yield engine
+
+
+@contextmanager
+def open_remote(target: Target, **options: Any) -> Iterator[EagleClient]:
+    """The HTTP client of a remote ``target`` (``options``: ``timeout``, ``retries``), closed on exit: for
+    the commands a server answers that have no in-process counterpart on :class:`Backend` (doctor,
+    snapshots, reindex, the tool list). Raises InvalidRequest for a local target."""
+    if target.url is None:
+        raise InvalidRequest("this target is the local data folder, not a server", {"field": "url"})
+    from eagle_rag.client.http import EagleClient
+
+    with EagleClient(target.url, api_key=target.api_key, **options) as client:
+        yield client
+
+
+@contextmanager
+def borrow_backend(engine: Any | None, url: str | None, api_key: str | None = None,
+                   timeout: float = 60.0) -> Iterator[Any]:
+    """``engine`` itself when given (left open: its owner closes it), else the client of the server at
+    ``url`` (closed on exit): what a framework retriever searches through."""
+    if engine is not None:
+        yield engine
+        return
+    with open_remote(Target(url=url, api_key=api_key), timeout=timeout) as client:
+        yield client
+
+
+@asynccontextmanager
+async def borrow_async_backend(url: str, api_key: str | None = None, timeout: float = 60.0) -> AsyncIterator[Any]:
+    """The asynchronous client of the server at ``url`` (closed on exit)."""
+    from eagle_rag.client.http import AsyncEagleClient
+
+    async with AsyncEagleClient(url, api_key=api_key, timeout=timeout) as client:
+        yield client
+
+
+def ingest_report(body: dict[str, Any]) -> IngestReport:
+    """The :class:`~eagle_rag.ingest.orchestrator.IngestReport` of a server's JSON answer."""
+    from eagle_rag.client.http import ingest_report as from_json
+
+    return from_json(body)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag import filter_names, service
-from eagle_rag.mcp.tools import McpTool, ToolRegistry, plugin_tools, served_namespaces
+from eagle_rag.service.tools import McpTool, ToolRegistry, plugin_tools, served_namespaces
 from eagle_rag.types import Facet, SearchMode, SearchRequest, SearchResponse
 
 if TYPE_CHECKING:

@@ -24,6 +24,9 @@ from eagle_rag.errors import (  # noqa: F401 - the HTTP errors are defined with 
 from eagle_rag.stores.filters import InvalidFilterError
 from eagle_rag.stores.milvus import CollectionNotFoundError
 
+KNOWN_ERRORS: tuple[type[Exception], ...] = (EagleError, EncoderLoadError, CollectionNotFoundError, InvalidFilterError)
+"""The failures :func:`as_eagle_error` gives a stable code (a front end maps them to the one shape)."""
+
 HTTP_STATUS_CODES: dict[int, str] = {
     400: "invalid_request",
     401: "unauthorized",

@@ -2,7 +2,7 @@
 
 A tool is an :class:`McpTool`: a name, a JSON schema for its arguments, and a handler called
 with the validated arguments as keywords that returns a JSON-able dict. The core tools
-(``core_search``, ``core_get_document``) live in :mod:`eagle_rag.mcp.core_tools`; plugins add
+(``core_search``, ``core_get_document``) live in :mod:`eagle_rag.service.core_tools`; plugins add
 theirs through the ``eagle_mcp_tools`` hook (e.g. ``biomed_query_entities``, ``datasets_search``)::
 
     @hookimpl
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from eagle_rag.api.envelope import as_eagle_error, error_body
+from eagle_rag.service.envelope import as_eagle_error, error_body
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
