@@ -2,7 +2,8 @@
 
 A *walk* is every stack of first-party frames (``src/eagle_rag*``) that reaches a store module
 (``eagle_rag/stores/``), cut above the entry file (the HTTP route or the CLI command) and below the
-first store frame, with consecutive frames of one file merged. Its files are the files on those
+first store frame, with consecutive frames of one file merged; the stores are the destination, one
+stop (``eagle_rag/stores/``) whichever store module answers. Its files are the files on those
 stacks; its *returns* count how often a reader comes back to a file already left to follow its next
 call: for every file, the distinct files it calls on the walk, minus one. A straight chain
 ``route -> service -> retrieve -> stores`` has 4 files and 0 returns; a hub that calls three files
@@ -31,6 +32,8 @@ class Walk:
     entry: str
     edges: set[tuple[str, str]] = field(default_factory=set)
     files: set[str] = field(default_factory=set)
+    entered: set[str] = field(default_factory=set)
+    """Every first-party file a function of which ran during the trace (on the way to the stores or not)."""
 
     @property
     def returns(self) -> int:
@@ -82,12 +85,14 @@ def trace(entry: str, fn: Callable[[], Any]) -> tuple[Walk, Any]:
         if event != "call":
             return
         rel = _first_party(frame.f_code.co_filename, cache)
-        if rel is None or not rel.startswith(STORES):
+        if rel is None:
             return
-        caller = frame.f_back
-        if caller is not None and (_first_party(caller.f_code.co_filename, cache) or "").startswith(STORES):
+        walk.entered.add(rel)
+        if not rel.startswith(STORES):
             return
-        stack = files_of(frame)
+        stack = files_of(frame.f_back)
+        inside = next((i for i, name in enumerate(stack) if name.startswith(STORES)), len(stack))
+        stack = [*stack[:inside], STORES]
         with lock:
             walk.add(stack)
 

@@ -21,7 +21,6 @@ from eagle_rag.ops.warm_up import WarmUpReport, warm_up
 from eagle_rag.service import health as index_health
 from eagle_rag.service.requests import validate_kb_name
 from eagle_rag.service.searching import search
-from eagle_rag.types import SearchRequest, SearchResponse
 
 __all__ = ["Engine", "build_encoders"]
 
@@ -63,7 +62,7 @@ class Engine(Runtime):
         missing = missing_paths_error(given)
         if missing is not None and not skip_missing:
             raise missing
-        self.check_servers()
+        index_health.check_servers(self)
         ctx = self.request_context()
         with index_health.ingesting(self):
             if Executor.from_str(str(executor)) is Executor.RAY:
@@ -76,15 +75,20 @@ class Engine(Runtime):
             self.flush()
         return report
 
+    def check_servers(self) -> None:
+        """Connect to a Milvus server and refuse settings it cannot run (see
+        :func:`eagle_rag.service.health.check_servers`)."""
+        index_health.check_servers(self)
+
     def warm_up(self) -> WarmUpReport:
         """Load the models, vocabularies and stores the first query would load, and run each once,
         so the first query costs what the hundredth does. ``eagle-rag serve`` calls it before it
         reports ready."""
         return warm_up(self)
 
-    def search(self, request: SearchRequest) -> SearchResponse:
-        """``request``'s answer: :func:`eagle_rag.service.searching.search` on this engine."""
-        return search(self, request)
+    search = search
+    """``engine.search(request)``: the service's :func:`~eagle_rag.service.searching.search` itself, bound
+    to this engine (a front end that holds a Backend calls the service with no hop in between)."""
 
     def __enter__(self) -> Engine:
         return self

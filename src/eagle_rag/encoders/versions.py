@@ -89,7 +89,7 @@ def use_model(encoders: EncoderRegistry, settings: Settings, label: str, model_r
 def apply_encoder_versions(registry: DocumentRegistry, encoders: EncoderRegistry, settings: Settings) -> bool:
     """Give each reindexed label its recorded model (called when an engine opens). Returns False when the
     registry cannot be reached (the engine asks again before its next request,
-    :meth:`~eagle_rag.kernel.runtime.Runtime.check_servers`)."""
+    :func:`~eagle_rag.service.health.check_servers`)."""
     try:
         found = versions(registry)
     except Exception as exc:

@@ -19,10 +19,8 @@ from eagle_rag.kernel.plugin_manager import build_plugin_manager
 from eagle_rag.protocols import LexicalIndex
 from eagle_rag.retrieve.orchestrator import RetrieverOrchestrator
 from eagle_rag.settings import Settings, load_settings
-from eagle_rag.stores.availability import is_unavailable, settings_unavailable
 from eagle_rag.stores.lexical_indexes import LexicalIndexes
 from eagle_rag.stores.milvus import MilvusVectorStore
-from eagle_rag.stores.milvus_capabilities import Feature
 from eagle_rag.stores.registry import SqlDocumentRegistry
 from eagle_rag.stores.token_vectors import TokenVectorStore, token_vectors_url
 
@@ -61,31 +59,10 @@ class Runtime:
                               vectors=self.vectors, lexical_for=self.lexical_for, tokens=self.tokens),
         )
         self.pm.hook.eagle_register(ctx=self.ctx, encoders=self.encoders)
-        # labels eagle-rag reindex moved to another model
-        self._versions_applied = apply_encoder_versions(self.registry, self.encoders, self.settings)
+        # labels eagle-rag reindex moved to another model (asked again by service.health.check_servers)
+        self.versions_applied = apply_encoder_versions(self.registry, self.encoders, self.settings)
         self.ingestor = IngestOrchestrator(self.pm)
         self.retriever = RetrieverOrchestrator(self.pm)
-
-    def check_servers(self) -> None:
-        """Connect to a Milvus server and refuse settings it cannot run, before serving anything.
-
-        Raises:
-            ServerUnsupported: ``lexical.backend: milvus`` on a server without the BM25 function (2.3).
-            StoreUnavailable: the server cannot be reached.
-        """
-        if not self._versions_applied:  # the registry was down when the engine opened
-            self._versions_applied = apply_encoder_versions(self.registry, self.encoders, self.settings)
-        if self.vectors.is_lite:
-            return
-        try:
-            if self.settings.lexical.backend == "milvus":
-                self.vectors.require(Feature.BM25_FUNCTION, "lexical.backend")
-            else:
-                self.vectors.capabilities  # noqa: B018 - connect and read the version
-        except Exception as exc:
-            if is_unavailable(exc):
-                raise settings_unavailable(exc, self.settings) from exc
-            raise
 
     def request_context(self, namespace: str | None = None) -> HookContext:
         return self.ctx.for_request(namespace)

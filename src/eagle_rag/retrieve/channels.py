@@ -8,10 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from eagle_rag.context import HookContext
-from eagle_rag.ingest.sentences import parent_chunk_id, sentence_collection
 from eagle_rag.protocols import ScoredId, StoreFilter
 from eagle_rag.retrieve.safe_hooks import call_hook
-from eagle_rag.types import CollectionQueryPlan, Modality, NodeWithScore, ranked
+from eagle_rag.types import CollectionQueryPlan, Modality, NodeWithScore, parent_chunk_id, ranked, sentence_collection
 
 FILTER_FANOUT = 4
 """With metadata filters, a channel reads this many times its depth from the store, then keeps the

@@ -28,9 +28,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from eagle_rag.encoders.versions import apply_encoder_versions
 from eagle_rag.errors import EagleError, ServerUnsupported
 from eagle_rag.ops.snapshot_restore import JOURNAL as RESTORE_JOURNAL
 from eagle_rag.stores.availability import is_unavailable, one_line, settings_unavailable
+from eagle_rag.stores.milvus_capabilities import Feature
 from eagle_rag.types import DocumentStatus, SearchResponse
 
 if TYPE_CHECKING:
@@ -101,11 +103,33 @@ def _ingest_running(engine: Engine) -> bool:
         return _ingesting.get(engine, 0) > 0
 
 
+def check_servers(engine: Engine) -> None:
+    """Connect to a Milvus server and refuse settings it cannot run, before serving anything.
+
+    Raises:
+        ServerUnsupported: ``lexical.backend: milvus`` on a server without the BM25 function (2.3).
+        StoreUnavailable: the server cannot be reached.
+    """
+    if not engine.versions_applied:  # the registry was down when the engine opened: ask again
+        engine.versions_applied = apply_encoder_versions(engine.registry, engine.encoders, engine.settings)
+    if engine.vectors.is_lite:
+        return
+    try:
+        if engine.settings.lexical.backend == "milvus":
+            engine.vectors.require(Feature.BM25_FUNCTION, "lexical.backend")
+        else:
+            engine.vectors.capabilities  # noqa: B018 - connect and read the version
+    except Exception as exc:
+        if is_unavailable(exc):
+            raise settings_unavailable(exc, engine.settings) from exc
+        raise
+
+
 def check_index(engine: Engine) -> IndexState:
     """Compare the stores with the registry now (no cache). Never raises: a failure is a problem."""
     now = time.monotonic()
     try:
-        engine.check_servers()
+        check_servers(engine)
         problems = _missing_files(engine)
         documents = engine.registry.count(status=DocumentStatus.COMPLETE)
         pending = engine.registry.count(status=DocumentStatus.PENDING)

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from eagle_rag import filter_names
 from eagle_rag.context import HookContext
 from eagle_rag.errors import InvalidRequest, NotFound
-from eagle_rag.ingest.chunker import chunk_version, content_version
 from eagle_rag.protocols import StoreFilter
 from eagle_rag.redact import public_path
 from eagle_rag.retrieve import relevance
@@ -49,6 +48,8 @@ from eagle_rag.types import (
     SearchResponse,
     StageScore,
     TotalRelation,
+    chunk_version,
+    content_version,
     document_key,
     is_legacy_key,
     public_document_id,
