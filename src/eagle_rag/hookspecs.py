@@ -71,8 +71,9 @@ def eagle_cli_register(cli: Any, eval_cli: Any) -> None:
 
 
 @hookspec
-def eagle_api_register(api: Any, engine: Any) -> None:
-    """Add HTTP routes of the plugin to the FastAPI app ``api`` (e.g. ``/datasets/search``).
+def eagle_api_register(api: Any, engine: Any, error_responses: dict[int | str, dict[str, Any]]) -> None:
+    """Add HTTP routes of the plugin to the FastAPI app ``api`` (e.g. ``/datasets/search``);
+    ``error_responses`` documents the one error shape in a route's OpenAPI ``responses``.
 
     All implementations are called; return values are ignored.
     """

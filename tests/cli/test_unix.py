@@ -19,7 +19,7 @@ import pytest
 from eagle_rag import __version__
 from eagle_rag.cli.help import classic_label
 from eagle_rag.cli.logs import QUIET_GRPC, wants_verbose
-from eagle_rag.cli.progress import CommandProgress
+from eagle_rag.ops.progress import CommandProgress
 from tests.client.helpers import cli_env
 
 pytestmark = [pytest.mark.integration]

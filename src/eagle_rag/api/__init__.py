@@ -1,7 +1,7 @@
 """The HTTP API (FastAPI): ``create_app(engine)``; ``eagle-rag serve`` runs it with uvicorn.
 
-Plugins add routes through the ``eagle_api_register(api, engine)`` hook; they may pass
-``responses=ERROR_RESPONSES`` to document the one error shape.
+Plugins add routes through the ``eagle_api_register(api, engine, error_responses)`` hook; they pass
+``responses=error_responses`` to document the one error shape.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from eagle_rag.errors import NotFound
 from eagle_rag.kernel.plugin_options import setting_rows
 from eagle_rag.protocols import DocumentRecord
 from eagle_rag.redact import mask_secret, public_path
+from eagle_rag.service.documents import source_file_name
 from eagle_rag.settings import SettingsError, effective_settings
-from eagle_rag.stores.registry import source_file_name
 from eagle_rag.types import Chunk, DocumentStatus, chunk_version, content_version
 
 if TYPE_CHECKING:

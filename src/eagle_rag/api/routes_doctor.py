@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends
 
 from eagle_rag.api.deps import ERROR_RESPONSES, get_engine, get_write_lock
 from eagle_rag.ops import doctor
-from eagle_rag.stores.availability import is_unavailable, settings_unavailable
+from eagle_rag.service.health import stores_reachable
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
@@ -25,10 +25,5 @@ def doctor_check(engine: Engine = Depends(get_engine),
                  lock: threading.Lock = Depends(get_write_lock)) -> dict[str, Any]:
     """The report of ``eagle-rag doctor --json``: ``ok``, document counts by status, chunk counts per
     collection and store, ``findings``. Runs between writes (it takes the ingest lock)."""
-    with lock:
-        try:
-            return doctor.check(engine).to_dict()
-        except Exception as exc:
-            if is_unavailable(exc):
-                raise settings_unavailable(exc, engine.settings) from exc
-            raise
+    with lock, stores_reachable(engine.settings):
+        return doctor.check(engine).to_dict()

@@ -34,8 +34,7 @@ from eagle_rag.api.uploads import (
 )
 from eagle_rag.errors import IngestError, InvalidRequest
 from eagle_rag.redact import scrub
-from eagle_rag.service.health import check_index
-from eagle_rag.stores.topology import shares_registry
+from eagle_rag.service.health import check_index, shares_registry
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine

@@ -19,9 +19,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from eagle_rag.cli.options import ApiKey, Local, Url
-from eagle_rag.cli.progress import CommandProgress
 from eagle_rag.errors import EagleError
 from eagle_rag.ingest.executors import RAY_MISSING, Executor, RayOptions
+from eagle_rag.ops.progress import CommandProgress
 from eagle_rag.settings import Settings, SettingsError, effective_settings
 from eagle_rag.types import Facet
 

@@ -36,8 +36,8 @@ def doctor(
     from eagle_rag.errors import InvalidRequest
     from eagle_rag.ops import doctor as checks
     from eagle_rag.service.backend import require_local, resolve_target
+    from eagle_rag.service.health import stores_reachable
     from eagle_rag.settings import load_settings
-    from eagle_rag.stores.availability import is_unavailable, settings_unavailable
 
     settings = load_settings()
     if repair:
@@ -54,15 +54,10 @@ def doctor(
         _show(report, json_out)
         return
     require_local(settings, "doctor")
-    with Engine(settings) as engine:
-        try:
-            report = checks.check(engine)
-            if repair and report.findings:
-                checks.repair(engine, report)
-        except Exception as exc:
-            if is_unavailable(exc):
-                raise settings_unavailable(exc, settings) from exc
-            raise
+    with Engine(settings) as engine, stores_reachable(settings):
+        report = checks.check(engine)
+        if repair and report.findings:
+            checks.repair(engine, report)
     _show(report, json_out)
 
 

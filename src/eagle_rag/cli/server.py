@@ -91,11 +91,11 @@ def serve(
     from eagle_rag.api import create_app
     from eagle_rag.api.logs import configure_logging
     from eagle_rag.api.security import exposure_refusal, is_loopback
-    from eagle_rag.client.server_file import ensure_folder_free, remove_server_file, server_url, write_server_file
     from eagle_rag.engine import Engine
     from eagle_rag.errors import InvalidRequest
+    from eagle_rag.service.backend import ensure_folder_free, remove_server_file, server_url, write_server_file
+    from eagle_rag.service.health import mix_refusal
     from eagle_rag.settings import SettingsError, load_settings
-    from eagle_rag.stores.topology import mix_refusal
 
     settings = load_settings()
     configure_logging(settings.api.log_format, os.environ.get("EAGLE_RAG_LOG_LEVEL", "INFO"))

@@ -20,7 +20,14 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from eagle_rag.client.server_file import ServerInfo, ensure_folder_free, live_server
+from eagle_rag.client.server_file import (
+    ServerInfo,
+    ensure_folder_free,
+    live_server,
+    remove_server_file,
+    server_url,
+    write_server_file,
+)
 from eagle_rag.errors import InvalidRequest
 
 if TYPE_CHECKING:
@@ -40,6 +47,10 @@ class Backend(Protocol):
 
     def close(self) -> None: ...
 
+
+__all__ = ["Backend", "EagleClient", "Target", "borrow_async_backend", "borrow_backend", "ensure_folder_free",
+           "ingest_report", "live_server", "open_backend", "open_remote", "remove_server_file", "require_local",
+           "resolve_target", "server_url", "write_server_file"]
 
 URL_ENV = "EAGLE_RAG_URL"
 API_KEY_ENV = "EAGLE_RAG_API_KEY"

@@ -14,7 +14,11 @@ from eagle_rag.errors import AmbiguousDocument, InvalidRequest, NotFound
 from eagle_rag.protocols import DocumentRecord
 from eagle_rag.redact import UPLOADS_DIR, public_path
 from eagle_rag.service.requests import validate_kb_name
+from eagle_rag.stores.registry import source_file_name
 from eagle_rag.types import document_key, is_legacy_key, public_document_id, split_document_key
+
+__all__ = ["delete_document", "document_to_dict", "find_document", "get_document", "remove_empty",
+           "remove_upload", "source_file_name"]
 
 if TYPE_CHECKING:
     from eagle_rag.kernel.runtime import Runtime as Engine

@@ -33,10 +33,12 @@ from eagle_rag.errors import EagleError, ServerUnsupported
 from eagle_rag.ops.snapshot_restore import JOURNAL as RESTORE_JOURNAL
 from eagle_rag.stores.availability import is_unavailable, one_line, settings_unavailable
 from eagle_rag.stores.milvus_capabilities import Feature
+from eagle_rag.stores.topology import mix_refusal, shares_registry
 from eagle_rag.types import DocumentStatus, SearchResponse
 
 if TYPE_CHECKING:
     from eagle_rag.kernel.runtime import Runtime as Engine
+    from eagle_rag.settings import Settings
 
 CACHE_TTL_S = 3.0
 """How long one check answers for (``/health`` and searches share it)."""
@@ -101,6 +103,22 @@ def ingesting(engine: Engine) -> Iterator[None]:
 def _ingest_running(engine: Engine) -> bool:
     with _lock:
         return _ingesting.get(engine, 0) > 0
+
+
+__all__ = ["check_index", "check_servers", "mix_refusal", "shares_registry", "stores_reachable"]
+"""Also the deployment questions a front end asks: :func:`~eagle_rag.stores.topology.mix_refusal` (may this
+mix of shared and private stores serve?) and :func:`~eagle_rag.stores.topology.shares_registry`."""
+
+
+@contextmanager
+def stores_reachable(settings: Settings) -> Iterator[None]:
+    """Run the block; a store that cannot be reached becomes one StoreUnavailable naming the settings."""
+    try:
+        yield
+    except Exception as exc:
+        if is_unavailable(exc):
+            raise settings_unavailable(exc, settings) from exc
+        raise
 
 
 def check_servers(engine: Engine) -> None:

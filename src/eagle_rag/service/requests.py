@@ -8,11 +8,43 @@ refused with one :class:`~eagle_rag.errors.InvalidRequest` naming the field.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import unicodedata
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field, StringConstraints
 
 from eagle_rag.errors import InvalidRequest
 from eagle_rag.stores import filters as store_filters
 from eagle_rag.types import SearchMode, SearchRequest
+
+
+def _plain_text(value: str) -> str:
+    """Refuse NUL characters and lone surrogates (they cannot be stored or encoded as UTF-8)."""
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (no lone surrogates)") from None
+    return value
+
+
+def _filter_value(value: str) -> str:
+    """A filter value (id, tag): plain text without any control character (tab and newline included)."""
+    _plain_text(value)
+    bad = next((c for c in value if unicodedata.category(c) == "Cc"), None)
+    if bad is not None:
+        raise ValueError(f"must not contain the control character U+{ord(bad):04X}")
+    return value
+
+
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+"""The schema's word for :func:`_plain_text` (a client's generator then makes no NUL the server refuses)."""
+NO_CONTROL_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$"
+"""The schema's word for :func:`_filter_value`: no character of Unicode category Cc."""
+PlainText = Annotated[str, Field(json_schema_extra={"pattern": NO_NUL_PATTERN}), AfterValidator(_plain_text)]
+FilterValue = Annotated[str, StringConstraints(min_length=1, max_length=256),
+                        Field(json_schema_extra={"pattern": NO_CONTROL_PATTERN}), AfterValidator(_filter_value)]
 
 
 def validate_kb_name(name: str) -> str:
