@@ -17,8 +17,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from eagle_rag.plugin_api import InvalidRequest, hookimpl
-from eagle_rag.plugin_api.commands import FilterValue, McpTool, PlainText
+from eagle_rag.plugin_api import InvalidRequest, McpTool, hookimpl
+from eagle_rag.plugin_api.commands import FilterValue, PlainText
 from eagle_rag_datasets.errors import DatasetsError
 from eagle_rag_datasets.reply.advice import naming_control
 from eagle_rag_datasets.search.engines.base import Engine

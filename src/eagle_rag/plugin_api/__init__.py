@@ -3,8 +3,8 @@
 A plugin (``eagle_rag_biomed``, ``eagle_rag_datasets`` or a third-party package) imports core names
 from this package only; ``tests/test_plugin_contract.py`` walks every plugin module and fails on any
 other ``eagle_rag`` import. Here, kept short and deliberate: the hook marker and context, the typed
-objects that travel between stages, the store and encoder protocols, the errors, the store filter
-and the memo. Helpers come grouped, each group a module of this package:
+objects that travel between stages (and the MCP tool a hook returns), the store and encoder
+protocols, the errors, the store filter and the memo. Helpers come grouped, each group a module of this package:
 :mod:`~eagle_rag.plugin_api.text`, :mod:`~eagle_rag.plugin_api.encoders`,
 :mod:`~eagle_rag.plugin_api.ingest`, :mod:`~eagle_rag.plugin_api.retrieve`,
 :mod:`~eagle_rag.plugin_api.commands` (what a plugin's commands, routes and tools call) and
@@ -21,6 +21,7 @@ from eagle_rag.errors import EagleError, IngestError, InvalidRequest, NotFound, 
 from eagle_rag.hookspecs import hookimpl
 from eagle_rag.kernel.plugin_options import PluginOptionsError
 from eagle_rag.protocols import CrossEncoder, StoreFilter, TextEncoder, Vector, VectorStore
+from eagle_rag.service.tools import McpTool
 from eagle_rag.settings import Settings
 from eagle_rag.stores.filters import InvalidFilterError, validate_kb_name
 from eagle_rag.stores.token_vectors import TokenVectors
@@ -58,6 +59,7 @@ __all__ = [
     "IngestError",
     "InvalidFilterError",
     "InvalidRequest",
+    "McpTool",
     "Modality",
     "NodeWithScore",
     "NotFound",
