@@ -1,15 +1,16 @@
 """The :class:`Backend` every front end calls, and where a command sends its work.
 
-A Backend answers the service's questions the same way in this process
-(:class:`~eagle_rag.engine.Engine`) or through a server (:class:`~eagle_rag.client.EagleClient`), so
-the CLI, the MCP tools and the framework retrievers never branch on local or remote themselves:
-they call :func:`open_backend` and then the Backend.
+A Backend answers a search the same way in this process (:class:`~eagle_rag.engine.Engine`) or
+through a server (:class:`~eagle_rag.client.EagleClient`): a front end opens one with
+:func:`open_backend` (or :func:`borrow_backend`) and calls it, without asking which it got. Commands a
+server answers that have no in-process method yet (doctor, snapshots, reindex) take the client from
+:func:`open_remote`; no front end constructs a client itself.
 
 A command goes through the HTTP API of a server when one is named (``--url`` or ``EAGLE_RAG_URL``,
 with ``--api-key`` or ``EAGLE_RAG_API_KEY``) or when a live ``eagle-rag serve`` owns the data folder
 (``<data_dir>/server.json``); otherwise, or with ``--local``, it opens the folder itself, after
 checking that no server or other process holds it (:func:`eagle_rag.client.server_file.ensure_folder_free`).
-Plugins reach this through :mod:`eagle_rag.plugin_api` (``resolve_target`` / ``open_backend``).
+Plugins reach this through :mod:`eagle_rag.plugin_api.commands` (``resolve_target`` / ``open_backend``).
 """
 
 from __future__ import annotations
