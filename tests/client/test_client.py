@@ -398,8 +398,8 @@ def test_async_client_matches_the_sync_one(client, served):
 
 def test_the_readme_client_example_runs(served, capsys):
     text = README.read_text()
-    block = text.split("```python\nfrom eagle_rag.client.http import EagleClient", 1)[1].split("```", 1)[0]
-    code = "from eagle_rag.client.http import EagleClient" + block
+    block = text.split("```python\nfrom eagle_rag.client import EagleClient", 1)[1].split("```", 1)[0]
+    code = "from eagle_rag.client import EagleClient" + block
     assert len([line for line in code.splitlines() if line.strip()]) <= 6
     exec(compile(code.replace("http://127.0.0.1:8000", served.url), "README.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
