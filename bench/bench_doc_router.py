@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from eagle_rag.plugin_api import BUNDLED_BGE_SMALL, load_native_text_encoder
+from eagle_rag.plugin_api.encoders import BUNDLED_BGE_SMALL, load_native_text_encoder
 from eagle_rag_biomed.eval.doc_router import (
     LabelledDocument,
     accuracy_by_tier,

@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from eagle_rag import doctor
 from eagle_rag.engine import Engine
+from eagle_rag.ops import doctor
 from eagle_rag.settings import load_settings
 from eagle_rag.types import DocumentStatus, SearchMode, SearchRequest
 
@@ -54,7 +54,7 @@ def killed_ingest(corpus: Path, env: dict[str, str], cwd: Path, kills: int, rng:
     runs: list[dict[str, Any]] = []
     while True:
         started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "eagle_rag.cli", "ingest", str(corpus), "--kb", "faults"],
+        proc = subprocess.Popen([sys.executable, "-m", "eagle_rag.cli.app", "ingest", str(corpus), "--kb", "faults"],
                                 env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         killed = sum(1 for r in runs if r["killed"]) < kills
         delay = rng.uniform(*window) if killed else 600.0

@@ -248,7 +248,7 @@ def dry_run(path: Path, data_dir: Path, write: bool = False, milvus_uri: str = "
     # VmHWM is the peak of this process's own memory since its exec; ru_maxrss is not: Linux carries the
     # parent's resident size over a vfork + exec into it (341 MiB after writing the SD file in-process)
     code = ("import resource, sys\n"
-            "from eagle_rag.cli import main\n"
+            "from eagle_rag.cli.app import main\n"
             "def peak_kb():\n"
             "    try:\n"
             "        with open('/proc/self/status') as status:\n"

@@ -53,13 +53,13 @@ def pick_index(given: Path | None) -> tuple[Path, list[str]]:
             return default, scifact_queries
     sample = ROOT / "bench" / "results" / "load-sample"
     if not (sample / "registry.db").is_file():
-        from eagle_rag.demo import sample_dir
         from eagle_rag.engine import Engine
+        from eagle_rag.ops.demo import sample_dir
         from eagle_rag.settings import load_settings
 
         with Engine(load_settings(overrides={"profile": "general", "data_dir": str(sample)})) as engine:
             engine.ingest([sample_dir()], kb_name="demo")
-    from eagle_rag.demo import sample_dir
+    from eagle_rag.ops.demo import sample_dir
 
     demo = yaml.safe_load((sample_dir() / "demo_queries.yaml").read_text(encoding="utf-8"))
     items = demo if isinstance(demo, list) else demo.get("queries", [])
@@ -70,7 +70,7 @@ def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
     env.update({"EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_LOG_LEVEL": "WARNING",
                 "EAGLE_RAG_API__LOG_FORMAT": "text"})
-    return subprocess.Popen([sys.executable, "-m", "eagle_rag.cli", "serve", "--host", "127.0.0.1",
+    return subprocess.Popen([sys.executable, "-m", "eagle_rag.cli.app", "serve", "--host", "127.0.0.1",
                              "--port", str(port)], env=env, cwd=data_dir, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
 

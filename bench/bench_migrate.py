@@ -1,5 +1,5 @@
 """Migration bench: an index written before documents were named by kb and id, moved by
-``eagle-rag doctor --repair`` (:mod:`eagle_rag.migrate`), timed against embedding it again.
+``eagle-rag doctor --repair`` (:mod:`eagle_rag.ops.migrate`), timed against embedding it again.
 
     .venv/bin/python bench/bench_migrate.py [--records 2000] [--encoder deterministic|bge-small] [--json PATH]
 
@@ -25,10 +25,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from eagle_rag import doctor
 from eagle_rag.engine import Engine
 from eagle_rag.ingest import orchestrator
 from eagle_rag.ingest.sentences import sentence_collection
+from eagle_rag.ops import doctor
 from eagle_rag.settings import load_settings
 from eagle_rag.types import ParsedDocument, SearchMode, SearchRequest, document_key
 

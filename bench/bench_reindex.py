@@ -1,4 +1,4 @@
-"""Reindex time (eagle_rag.reindex) against the ingest time of the same corpus.
+"""Reindex time (eagle_rag.ops.reindex) against the ingest time of the same corpus.
 
 A synthetic corpus of ``--docs`` JSONL records is ingested (general profile, no plugins, ``eagle_text``
 only) with ``--mode`` ``deterministic`` (the hash encoder: what reading, writing and switching cost) or
@@ -21,7 +21,7 @@ from bench_snapshots import corpus
 
 from eagle_rag.engine import Engine
 from eagle_rag.ingest.dispatch import embed_input
-from eagle_rag.reindex import reindex
+from eagle_rag.ops.reindex import reindex
 from eagle_rag.settings import load_settings
 
 

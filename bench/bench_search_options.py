@@ -27,8 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag.protocols import StoreFilter
 from eagle_rag.retrieve.diversity import collapse_per_document
 from eagle_rag.retrieve.result_options import apply_result_options

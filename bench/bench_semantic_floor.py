@@ -23,7 +23,7 @@ from ranx import Qrels, Run, evaluate
 
 from eagle_rag.engine import Engine
 from eagle_rag.evaluation.beir import KB_NAME, load_beir
-from eagle_rag.service import floor_keeps, trail_cosine
+from eagle_rag.service.searching import floor_keeps, trail_cosine
 from eagle_rag.settings import load_settings
 from eagle_rag.types import MatchKind, SearchHit, SearchMode, SearchRequest
 
@@ -34,7 +34,7 @@ OFF_TOPIC = ("zxqv blorf wibble", "asdfgh qwerty", "the weather in Paris tomorro
 
 
 def kept(hits: tuple[SearchHit, ...], floor: float) -> list[SearchHit]:
-    """The hits the service keeps under ``floor`` (its own rule, :func:`eagle_rag.service.floor_keeps`)."""
+    """The hits the service keeps under ``floor`` (its own rule, :func:`eagle_rag.service.searching.floor_keeps`)."""
     return [h for h in hits if floor_keeps(floor, trail_cosine(h.trail), lambda h=h: h.match)]
 
 

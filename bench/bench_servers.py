@@ -94,7 +94,7 @@ def start_replica(root: Path, name: str, env: dict[str, str]) -> tuple[subproces
     url = f"http://127.0.0.1:{port}"
     log = root / f"{name}.log"
     with log.open("ab") as out:
-        proc = subprocess.Popen([sys.executable, "-c", "from eagle_rag.cli import main; main()", "serve", "--port",
+        proc = subprocess.Popen([sys.executable, "-c", "from eagle_rag.cli.app import main; main()", "serve", "--port",
                                  str(port)], env={**env, "EAGLE_RAG_DATA_DIR": str(data)}, stdout=out,
                                 stderr=subprocess.STDOUT)
     wait_ready(proc, lambda: health_ok(url), log, 300)

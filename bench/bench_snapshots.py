@@ -1,4 +1,4 @@
-"""Snapshot and restore time per GB of data folder (eagle_rag.snapshots), against the ingest time of the
+"""Snapshot and restore time per GB of data folder (eagle_rag.ops.snapshots), against the ingest time of the
 same corpus.
 
 A synthetic corpus of ``--docs`` JSONL records (``--chars`` characters each) is ingested with the hash
@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 
 from eagle_rag.engine import Engine
+from eagle_rag.ops.snapshot_restore import restore_snapshot
+from eagle_rag.ops.snapshots import create_snapshot, delete_snapshot
 from eagle_rag.settings import load_settings
-from eagle_rag.snapshot_restore import restore_snapshot
-from eagle_rag.snapshots import create_snapshot, delete_snapshot
 
 WORDS = [
     "imatinib", "kinase", "leukaemia", "warfarin", "bleeding", "cohort", "trial", "dose", "hepatic",

@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchMode, SearchRequest
 

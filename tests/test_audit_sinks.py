@@ -12,15 +12,15 @@ import pytest
 from fastapi.testclient import TestClient
 
 from eagle_rag.api import create_app
-from eagle_rag.audit import JsonlSink, PluginAudit, RingSink
-from eagle_rag.audit_sinks import (
+from eagle_rag.engine import Engine
+from eagle_rag.kernel.audit import JsonlSink, PluginAudit, RingSink
+from eagle_rag.kernel.audit_sinks import (
     PrometheusSink,
     RedisListSink,
     SinkUnavailable,
     build_audit,
     prometheus_registry,
 )
-from eagle_rag.engine import Engine
 from tests.api.helpers import TAGGED, make_settings
 
 REDIS_URL = "redis://127.0.0.1:6379/0"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from eagle_rag.demo import hit_summary, run_demo
 from eagle_rag.engine import Engine
 from eagle_rag.ingest.report import IngestReport
+from eagle_rag.ops.demo import hit_summary, run_demo
 from eagle_rag.types import MatchKind, SearchHit, StageScore
 from tests.integrations.biomed_demo import biomed_demo_folder, in_process_settings, private_copy
 

@@ -13,10 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eagle_rag import doctor, service
+from eagle_rag import service
 from eagle_rag.engine import Engine
 from eagle_rag.ingest import orchestrator
 from eagle_rag.ingest.sentences import sentence_collection
+from eagle_rag.ops import doctor
 from eagle_rag.protocols import StoreFilter
 from eagle_rag.settings import load_settings
 from eagle_rag.stores.token_vectors import TokenVectors

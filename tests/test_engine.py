@@ -215,7 +215,7 @@ def test_a_query_about_nothing_in_the_corpus_gets_an_honest_empty_answer(engine,
     # Without the floor, the dense channel always returns its least-distant chunks: here semantic-only
     # hits (no term in common) whose cosine under bge-small stays below its calibrated floor, 0.65.
     from eagle_rag.encoders.onnx_text import BGE_SMALL_SEMANTIC_FLOOR
-    from eagle_rag.service import trail_cosine
+    from eagle_rag.service.searching import trail_cosine
 
     assert BGE_SMALL_SEMANTIC_FLOOR == 0.65
     request = SearchRequest(query="zxqv blorf wibble", top_k=5, explain=True)
@@ -270,7 +270,7 @@ def test_candidates_cut_off_that_the_floor_would_drop_leave_the_answer_complete(
 def test_the_floor_keeps_paraphrases_that_share_no_term(engine, query, document):
     # No term in common with the document (a semantic-only hit), but a cosine over the floor: kept.
     from eagle_rag.encoders.onnx_text import BGE_SMALL_SEMANTIC_FLOOR
-    from eagle_rag.service import trail_cosine
+    from eagle_rag.service.searching import trail_cosine
 
     response = engine.search(SearchRequest(query=query, top_k=3, explain=True))
     top = response.hits[0]
@@ -287,7 +287,7 @@ def test_only_a_calibrated_encoder_carries_a_floor():
 
 
 def test_the_floor_judges_only_semantic_only_hits_that_the_dense_channels_found(engine):
-    from eagle_rag.service import _above_semantic_floor
+    from eagle_rag.service.searching import _above_semantic_floor
     from eagle_rag.types import Chunk, NodeWithScore, StageScore
 
     engine.search(SearchRequest(query="warfarin", top_k=1))  # the collection's encoder is loaded

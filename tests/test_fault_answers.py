@@ -11,10 +11,10 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from eagle_rag import index_health
 from eagle_rag.api import create_app
 from eagle_rag.engine import Engine
-from eagle_rag.mcp_tools import build_tool_registry
+from eagle_rag.service import health as index_health
+from eagle_rag.service.core_tools import build_tool_registry
 from eagle_rag.settings import Settings, load_settings
 from eagle_rag.types import DocumentStatus
 from tests.profiles import GENERAL
@@ -66,7 +66,7 @@ def test_the_cli_says_one_line_and_exits_1(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
     env.update({**GENERAL, "EAGLE_RAG_DATA_DIR": str(tmp_path / "data"), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
                 "EAGLE_RAG_PLUGINS__ENABLED": "[]", "EAGLE_RAG_MILVUS__URI": DOWN})
-    done = subprocess.run([sys.executable, "-c", "from eagle_rag.cli import main; main()", "search", "warfarin",
+    done = subprocess.run([sys.executable, "-c", "from eagle_rag.cli.app import main; main()", "search", "warfarin",
                            "--local"], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, (done.stdout, done.stderr)
     lines = [line for line in done.stderr.splitlines() if line.strip()]

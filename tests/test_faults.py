@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from eagle_rag import doctor
 from eagle_rag.api import create_app
 from eagle_rag.engine import Engine
+from eagle_rag.ops import doctor
 from eagle_rag.settings import load_settings
 from eagle_rag.types import DocumentStatus, SearchMode, SearchRequest
 from tests.profiles import GENERAL
@@ -63,7 +63,7 @@ def _env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 
 def _cli(*args: str, env: dict[str, str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "eagle_rag.cli", *args], env=env, cwd=cwd, text=True,
+    return subprocess.run([sys.executable, "-m", "eagle_rag.cli.app", *args], env=env, cwd=cwd, text=True,
                           capture_output=True, timeout=timeout)
 
 
@@ -105,7 +105,7 @@ def test_killed_ingest_resumes_and_loses_nothing(tmp_path: Path) -> None:
     rng = random.Random(SEED)
     killed = 0
     for _attempt in range(KILLS + 5):
-        proc = subprocess.Popen([sys.executable, "-m", "eagle_rag.cli", "ingest", str(corpus), "--kb", "faults"],
+        proc = subprocess.Popen([sys.executable, "-m", "eagle_rag.cli.app", "ingest", str(corpus), "--kb", "faults"],
                                 env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if killed < KILLS and _kill_mid_batch(proc, data / "registry.db", rng.uniform(0.0, 0.05)):
             killed += 1

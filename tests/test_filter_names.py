@@ -9,7 +9,7 @@ import pytest
 
 from eagle_rag import filter_names
 from eagle_rag.hookspecs import hookimpl
-from eagle_rag.plugin_manager import build_plugin_manager
+from eagle_rag.kernel.plugin_manager import build_plugin_manager
 from eagle_rag.settings import load_settings
 from eagle_rag.types import Chunk, MetadataFilter, filter_fold
 

@@ -193,7 +193,7 @@ def test_hook_eagle_cli_register(setup):
 def test_hook_eagle_api_register(setup):
     engine, _ = setup
     routes: list[str] = []
-    engine.pm.hook.eagle_api_register(api=routes, engine=engine)
+    engine.pm.hook.eagle_api_register(api=routes, engine=engine, error_responses={})
     assert routes == ["route"]
 
 

@@ -81,6 +81,9 @@ def test_the_checks_fail_on_modules_that_break_the_rules() -> None:
 
 def test_the_plugin_api_exports_what_it_promises() -> None:
     for name in ("hookimpl", "HookContext", "Services", "NodeWithScore", "SearchRequest", "VectorStore",
-                 "InvalidRequest", "merge_rrf", "McpTool"):
+                 "InvalidRequest", "StoreFilter", "VectorMemo", "McpTool"):
         assert name in plugin_api.__all__ and hasattr(plugin_api, name)
     assert sorted(plugin_api.__all__) == sorted(set(plugin_api.__all__))
+    from eagle_rag.plugin_api import commands, retrieve
+
+    assert "merge_rrf" in retrieve.__all__ and "open_backend" in commands.__all__

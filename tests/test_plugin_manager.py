@@ -10,7 +10,7 @@ import pytest
 
 from eagle_rag import hookspecs
 from eagle_rag.hookspecs import hookimpl
-from eagle_rag.plugin_manager import PluginError, build_plugin_manager, hooks_by_plugin
+from eagle_rag.kernel.plugin_manager import PluginError, build_plugin_manager, hooks_by_plugin
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchRequest
 from tests.profiles import GENERAL

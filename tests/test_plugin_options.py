@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from eagle_rag.api import create_app
 from eagle_rag.engine import Engine
 from eagle_rag.hookspecs import hookimpl
-from eagle_rag.plugin_manager import build_plugin_manager
-from eagle_rag.plugin_options import PluginOptionsError, options_models, setting_rows
+from eagle_rag.kernel.plugin_manager import build_plugin_manager
+from eagle_rag.kernel.plugin_options import PluginOptionsError, options_models, setting_rows
 from eagle_rag.settings import SettingsError, effective_settings, load_settings
 from tests.client.helpers import cli_env
 from tests.profiles import GENERAL
@@ -81,7 +81,7 @@ def test_engine_refuses_an_unknown_biomed_option_naming_the_nearest(tmp_path: Pa
 
 def test_an_options_block_of_no_plugin_is_a_warning(caplog: pytest.LogCaptureFixture) -> None:
     settings = load_settings(environ=GENERAL, overrides={"plugins": {"enabled": [], "options": {"biomde": {}}}})
-    with caplog.at_level(logging.WARNING, logger="eagle_rag.plugin_options"):
+    with caplog.at_level(logging.WARNING, logger="eagle_rag.kernel.plugin_options"):
         build_plugin_manager(settings)
     assert "plugins.options.biomde is ignored: unknown plugin 'biomde'; did you mean 'biomed'?" in caplog.text
 
@@ -107,7 +107,7 @@ def test_every_plugin_option_has_help_and_a_default_source() -> None:
 
 
 def eagle(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "eagle_rag.cli", *args], env=cli_env(tmp_path / "data", **env),
+    return subprocess.run([sys.executable, "-m", "eagle_rag.cli.app", *args], env=cli_env(tmp_path / "data", **env),
                           cwd=tmp_path, capture_output=True, text=True, timeout=180)
 
 

@@ -1,4 +1,4 @@
-"""``eagle_rag.reindex``: new collections built from the stored chunk texts beside the serving ones, a switch
+"""``eagle_rag.ops.reindex``: new collections built from the stored chunk texts beside the serving ones, a switch
 of the aliases that a search loop does not notice, a killed build that resumes, rollback and drop-old; with
 the hash encoder and with a real second ONNX-era model (the bundled multilingual e5 after bge-small)."""
 
@@ -11,10 +11,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from eagle_rag import doctor, reindex
 from eagle_rag.engine import Engine
 from eagle_rag.errors import InvalidRequest, NotFound
 from eagle_rag.ingest.sentences import sentence_collection
+from eagle_rag.ops import doctor, reindex
 from eagle_rag.settings import Settings
 from eagle_rag.types import SearchRequest
 from tests.api.helpers import make_settings
@@ -187,7 +187,7 @@ def test_http_route_and_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyP
     from fastapi.testclient import TestClient
 
     from eagle_rag.api import create_app
-    from eagle_rag.cli import main
+    from eagle_rag.cli.app import main
     from tests.api.helpers import assert_error_shape
 
     settings = make_settings(tmp_path / "data")

@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from eagle_rag import doctor, index_health, snapshot_restore, snapshots
 from eagle_rag.api import create_app
 from eagle_rag.engine import Engine
 from eagle_rag.errors import InvalidRequest, NotFound
+from eagle_rag.ops import doctor, snapshot_restore, snapshots
+from eagle_rag.service import health as index_health
 from eagle_rag.settings import Settings
 from eagle_rag.types import DocumentStatus, SearchRequest
 from tests.api.helpers import assert_error_shape, make_settings

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from eagle_rag.audit import PluginAudit
+from eagle_rag.kernel.audit import PluginAudit
 from eagle_rag.settings import Settings
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 Hooks are called with keyword arguments only. A plugin may accept a subset of the arguments.
 "First" hooks are ``firstresult=True``: the first non-None answer wins and None means "not mine,
 ask the next plugin" (an empty list means "mine, and I found nothing"). "All" hooks collect every
-non-None answer. The core defaults (:mod:`eagle_rag.core_defaults`) are registered to run last.
+non-None answer. The core defaults (:mod:`eagle_rag.kernel.core_defaults`) are registered to run last.
 Every hook receives ``ctx``, a :class:`eagle_rag.context.HookContext`.
 """
 
@@ -58,7 +58,7 @@ def eagle_options_model() -> type[BaseModel] | None:
 
     All non-None results are collected; the core asks each plugin on its own, validates its block
     when the plugin manager is built (a bad key stops the start with the key and its nearest valid
-    name) and lists every field in ``eagle-rag config show`` (:mod:`eagle_rag.plugin_options`).
+    name) and lists every field in ``eagle-rag config show`` (:mod:`eagle_rag.kernel.plugin_options`).
     """
 
 
@@ -71,8 +71,9 @@ def eagle_cli_register(cli: Any, eval_cli: Any) -> None:
 
 
 @hookspec
-def eagle_api_register(api: Any, engine: Any) -> None:
-    """Add HTTP routes of the plugin to the FastAPI app ``api`` (e.g. ``/datasets/search``).
+def eagle_api_register(api: Any, engine: Any, error_responses: dict[int | str, dict[str, Any]]) -> None:
+    """Add HTTP routes of the plugin to the FastAPI app ``api`` (e.g. ``/datasets/search``);
+    ``error_responses`` documents the one error shape in a route's OpenAPI ``responses``.
 
     All implementations are called; return values are ignored.
     """
@@ -80,7 +81,7 @@ def eagle_api_register(api: Any, engine: Any) -> None:
 
 @hookspec
 def eagle_mcp_tools(engine: Any) -> list[Any] | None:
-    """Describe the plugin's MCP tools (read-only): a list of ``eagle_rag.mcp_tools.McpTool``.
+    """Describe the plugin's MCP tools (read-only): a list of ``eagle_rag.service.tools.McpTool``.
 
     All non-None results are collected; the server registers core tools and the tools of the
     default namespace's plugins, and refuses names that mutate or execute.

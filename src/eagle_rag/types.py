@@ -392,7 +392,7 @@ class QueryRouteDecision:
 
 @dataclass(frozen=True)
 class SearchRequest:
-    """What a caller asks for. Validated by :mod:`eagle_rag.service` before anything runs.
+    """What a caller asks for. Validated by :mod:`eagle_rag.service.searching` before anything runs.
 
     ``offset`` (from 0) skips that many hits of the ranking: page ``n`` of size ``k`` is
     ``offset=n*k, top_k=k`` (``offset + top_k`` at most ``search.max_window``). The metadata
@@ -442,7 +442,7 @@ class SearchRequest:
     def __post_init__(self) -> None:
         """Refuse a flag that is not a boolean when the request is made (``explain=0`` is not ``False``), in
         the words of every surface (HTTP, CLI, MCP). Raises InvalidRequest; the other fields are checked by
-        :func:`eagle_rag.service.validate_request` (a mode given as its name is parsed there)."""
+        :func:`eagle_rag.service.searching.validate_request` (a mode given as its name is parsed there)."""
         for name in FLAG_FIELDS:
             value = getattr(self, name)
             if not isinstance(value, bool):
@@ -545,3 +545,38 @@ class SearchResponse:
                    expected_relevant=(None if data.get("expected_relevant") is None
                                       else float(data["expected_relevant"])),
                    relevance_note=data.get("relevance_note"))
+
+
+# ------------------------------------------------------------------ names both paths share
+VERSION_CHARS = 12
+"""Hex digits of the content hash written into a chunk id (its content version)."""
+_VERSIONED_ID = re.compile(r"[0-9a-f]{32}-([0-9a-f]{12})")
+
+
+def content_version(content_hash: str) -> str:
+    """The content version written into chunk ids: the first 12 hex digits of the content hash."""
+    return content_hash[:VERSION_CHARS]
+
+
+def chunk_version(chunk_id_: str) -> str | None:
+    """The content version of a chunk id (``<32 hex>-<12 hex>``, made by
+    :func:`eagle_rag.ingest.chunker.chunk_id`), or None for an unversioned id."""
+    match = _VERSIONED_ID.fullmatch(chunk_id_)
+    return match.group(1) if match else None
+
+
+SENTENCE_SUFFIX = "__sentences"
+"""The companion collection of collection ``c`` is ``c + SENTENCE_SUFFIX``."""
+SENTENCE_ID_SEP = "~s"
+"""A sentence row's id is ``<chunk id>~s<ordinal>``."""
+
+
+def sentence_collection(collection: str) -> str:
+    """The name of the companion collection that holds the sentence rows of ``collection``."""
+    return f"{collection}{SENTENCE_SUFFIX}"
+
+
+def parent_chunk_id(row_id: str) -> str:
+    """The chunk id of a sentence row id (an id without the separator is returned unchanged)."""
+    head, sep, tail = row_id.rpartition(SENTENCE_ID_SEP)
+    return head if sep and tail.isdigit() else row_id

@@ -30,7 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from eagle_rag.plugin_api import CollectionProfile, EncoderRegistry, VectorStore
+from eagle_rag.plugin_api import VectorStore
+from eagle_rag.plugin_api.encoders import CollectionProfile, EncoderRegistry
 
 PLUGIN_NAME = "biomed"
 """The plugin's name: its options block is ``plugins.options.biomed``; its audit entries carry it."""

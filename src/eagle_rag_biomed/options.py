@@ -39,7 +39,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from eagle_rag.plugin_api import WRITES_INDEX, EncoderMode, PluginOptionsError, Settings, validate_plugin_options
+from eagle_rag.plugin_api import EncoderMode, PluginOptionsError, Settings
+from eagle_rag.plugin_api.options import WRITES_INDEX, validate_plugin_options
 from eagle_rag_biomed.encoders.late_interaction import PASSAGE_TOKENS
 from eagle_rag_biomed.names import PLUGIN_NAME
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from eagle_rag.plugin_api import EncoderRegistry, HookContext, hookimpl
+from eagle_rag.plugin_api import HookContext, hookimpl
+from eagle_rag.plugin_api.encoders import EncoderRegistry
 from eagle_rag_biomed.chem.store import SERVICE_KEY, FingerprintStore, fingerprint_dir
 from eagle_rag_biomed.encoders.labels import register_encoders
 from eagle_rag_biomed.hooks.api import eagle_api_register  # noqa: F401 - HTTP routes of this plugin

@@ -23,15 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from eagle_rag.plugin_api import (
-    HookContext,
-    NodeWithScore,
-    QueryRetrievalIntent,
-    SearchRequest,
-    StoreFilter,
-    embed_query,
-    sparse_overlap_score,
-)
+from eagle_rag.plugin_api import HookContext, NodeWithScore, QueryRetrievalIntent, SearchRequest, StoreFilter
+from eagle_rag.plugin_api.retrieve import embed_query, sparse_overlap_score
 from eagle_rag_biomed.names import PLUGIN_NAME, Collection, EncoderLabel
 from eagle_rag_biomed.options import biomed_options
 from eagle_rag_biomed.query.analysis import QueryAnalysis

@@ -16,7 +16,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from eagle_rag.plugin_api import CommandProgress, EagleError, Target, load_settings, open_backend, resolve_target
+from eagle_rag.plugin_api import EagleError
+from eagle_rag.plugin_api.commands import CommandProgress, Target, load_settings, open_backend, resolve_target
 from eagle_rag_datasets.errors import DatasetsError
 from eagle_rag_datasets.evaluate import METRICS, evaluate_engines, parse_engines, read_queries
 from eagle_rag_datasets.reply.advice import naming_control

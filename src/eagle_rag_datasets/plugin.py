@@ -47,11 +47,11 @@ def eagle_register(ctx: Any, encoders: Any) -> None:
 
 
 @hookimpl
-def eagle_api_register(api: Any, engine: Any) -> None:
+def eagle_api_register(api: Any, engine: Any, error_responses: dict[int | str, dict[str, Any]]) -> None:
     """Add ``POST /datasets/search`` and ``POST /datasets/check`` (FastAPI is imported only here)."""
     from eagle_rag_datasets import surfaces
 
-    surfaces.eagle_api_register(api=api, engine=engine)
+    surfaces.eagle_api_register(api=api, engine=engine, error_responses=error_responses)
 
 
 @hookimpl

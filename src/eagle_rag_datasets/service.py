@@ -31,7 +31,7 @@ def configured_cards_path(options: Mapping[str, Any] | None = None) -> str | Non
     """The ``cards_path`` plugin option: from ``options`` when given, else from the settings."""
     if options is None:
         try:
-            from eagle_rag.plugin_api import load_settings
+            from eagle_rag.plugin_api.commands import load_settings
 
             options = load_settings().plugin_options(PLUGIN_NAME)
         except Exception as exc:  # settings are optional for this plugin: fall back to the bundle
@@ -56,7 +56,7 @@ def vector_cache_dir() -> Path | None:
     """Where card vectors of catalogs other than the bundled one are cached: ``<data_dir>/datasets``
     (None when the settings cannot be read)."""
     try:
-        from eagle_rag.plugin_api import load_settings
+        from eagle_rag.plugin_api.commands import load_settings
 
         return load_settings().data_path / "datasets"
     except Exception as exc:  # settings are optional for this plugin: vectors are then kept in memory only

@@ -17,7 +17,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from eagle_rag.plugin_api import ERROR_RESPONSES, FilterValue, InvalidRequest, McpTool, PlainText, hookimpl
+from eagle_rag.plugin_api import InvalidRequest, McpTool, hookimpl
+from eagle_rag.plugin_api.commands import FilterValue, PlainText
 from eagle_rag_datasets.errors import DatasetsError
 from eagle_rag_datasets.reply.advice import naming_control
 from eagle_rag_datasets.search.engines.base import Engine
@@ -82,12 +83,12 @@ def _search_options(body: DatasetsSearchBody) -> dict[str, Any]:
 
 
 @hookimpl
-def eagle_api_register(api: Any, engine: Any) -> None:
+def eagle_api_register(api: Any, engine: Any, error_responses: dict[int | str, dict[str, Any]]) -> None:
     """Add ``POST /datasets/search`` and ``POST /datasets/check``; returns None."""
     service = service_for(engine)
     limit = engine.settings.api.max_ids_per_request
 
-    @api.post("/datasets/search", tags=["datasets"], responses=ERROR_RESPONSES, operation_id="datasets_search",
+    @api.post("/datasets/search", tags=["datasets"], responses=error_responses, operation_id="datasets_search",
               summary="Search the dataset-card catalog", response_model=dict[str, Any])
     def datasets_search(body: DatasetsSearchBody) -> dict[str, Any]:
         """Ranked cards (``match``: exact, alias, lexical, synonym, typo, partial or semantic), ``total``,
@@ -95,7 +96,7 @@ def eagle_api_register(api: Any, engine: Any) -> None:
         constraint term no card satisfies) with ``suggestions`` apart from the hits."""
         return service.search(body.query, body.top_k, **_search_options(body))
 
-    @api.post("/datasets/check", tags=["datasets"], responses=ERROR_RESPONSES, operation_id="datasets_check",
+    @api.post("/datasets/check", tags=["datasets"], responses=error_responses, operation_id="datasets_check",
               summary="Which dataset ids the catalog knows", response_model=dict[str, Any])
     def datasets_check(body: DatasetsCheckBody) -> dict[str, Any]:
         """``known``, ``resolved`` (a name or variant naming exactly one card), ``ambiguous``, ``unknown``."""

@@ -14,8 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from eagle_rag.api import create_app
-from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
+from eagle_rag.ops.demo import sample_dir
 from tests.api.helpers import HERE, TAGGED, datasets_surfaces, default_plugins_or_none
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.plugin_manager import PluginError, build_plugin_manager
+from eagle_rag.kernel.plugin_manager import PluginError, build_plugin_manager
 from eagle_rag.settings import Settings, load_settings
 from tests.profiles import GENERAL
 

@@ -6,8 +6,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from eagle_rag.api import create_app
-from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchRequest
 from tests.profiles import GENERAL

@@ -23,8 +23,8 @@ from schemathesis import checks as st_checks
 from schemathesis.generation.modes import GenerationMode
 
 from eagle_rag.api import create_app
-from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
+from eagle_rag.ops.demo import sample_dir
 from tests.api.helpers import HERE, TAGGED, datasets_surfaces, default_plugins_or_none
 
 pytestmark = pytest.mark.integration

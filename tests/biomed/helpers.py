@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.audit import PluginAudit
 from eagle_rag.context import HookContext, Services
 from eagle_rag.encoders import EncoderRegistry
+from eagle_rag.kernel.audit import PluginAudit
 from eagle_rag.settings import Settings, load_settings
 from eagle_rag.stores import milvus_schema as ms
 from eagle_rag.types import Chunk

@@ -7,10 +7,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.audit import PluginAudit
 from eagle_rag.context import HookContext, Services
 from eagle_rag.encoders import default_registry
-from eagle_rag.plugin_manager import build_plugin_manager
+from eagle_rag.kernel.audit import PluginAudit
+from eagle_rag.kernel.plugin_manager import build_plugin_manager
 from eagle_rag.protocols import ScoredId, StoreFilter
 from eagle_rag.settings import load_settings
 from eagle_rag.types import Chunk, NodeWithScore, QueryRetrievalIntent, SearchMode, SearchRequest

@@ -6,8 +6,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from eagle_rag.api import create_app
-from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
+from eagle_rag.ops.demo import sample_dir
 from tests.api.helpers import assert_error_shape
 from tests.biomed.helpers import biomed_settings
 

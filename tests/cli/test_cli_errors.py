@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from eagle_rag.client.server_file import write_server_file
 from eagle_rag.redact import MASK
-from eagle_rag.server_file import write_server_file
 from eagle_rag.settings import SettingsError, check_data_folder
 from tests.client.helpers import run_cli, serving
 from tests.evaluation.test_beir import beir_folder

@@ -19,7 +19,7 @@ import httpx
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from eagle_rag.client import EagleClient
+from eagle_rag.client.http import EagleClient
 from eagle_rag.engine import Engine
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchRequest
@@ -162,7 +162,7 @@ def test_datasets_commands_go_through_the_server(served):
 
 
 async def _mcp_search(served: Served) -> dict[str, object]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "eagle_rag.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=["-m", "eagle_rag.cli.app", "mcp"],
                                    env=cli_env(served.data_dir), cwd=str(served.data_dir))
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from eagle_rag.cli import main
+from eagle_rag.cli.app import main
+from eagle_rag.client.server_file import write_server_file
 from eagle_rag.engine import Engine
-from eagle_rag.server_file import write_server_file
 from tests.api.helpers import make_settings
 
 pytestmark = pytest.mark.integration

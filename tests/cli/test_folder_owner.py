@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from eagle_rag.connect import resolve_target
-from eagle_rag.errors import FolderInUse, InvalidRequest
-from eagle_rag.server_file import (
+from eagle_rag.client.server_file import (
     ensure_folder_free,
     live_server,
     read_server_file,
@@ -19,6 +17,8 @@ from eagle_rag.server_file import (
     server_url,
     write_server_file,
 )
+from eagle_rag.errors import FolderInUse, InvalidRequest
+from eagle_rag.service.backend import resolve_target
 from eagle_rag.settings import load_settings
 from tests.profiles import GENERAL
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from eagle_rag import __version__
-from eagle_rag.cli_help import classic_label
-from eagle_rag.cli_logging import QUIET_GRPC, wants_verbose
-from eagle_rag.cli_progress import CommandProgress
+from eagle_rag.cli.help import classic_label
+from eagle_rag.cli.logs import QUIET_GRPC, wants_verbose
+from eagle_rag.ops.progress import CommandProgress
 from tests.client.helpers import cli_env
 
 pytestmark = [pytest.mark.integration]
@@ -28,7 +28,7 @@ NOISE = ("Traceback", "too_many_pings", "GOAWAY", "mvccTs", "add_port", "Numba")
 
 def eagle(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """``eagle-rag ARGS`` in a subprocess, data folder ``tmp_path/data``, from ``tmp_path``."""
-    return subprocess.run([sys.executable, "-m", "eagle_rag.cli", *args], env=cli_env(tmp_path / "data", **env),
+    return subprocess.run([sys.executable, "-m", "eagle_rag.cli.app", *args], env=cli_env(tmp_path / "data", **env),
                           cwd=tmp_path, capture_output=True, text=True, timeout=180)
 
 
@@ -43,14 +43,14 @@ def quiet(result: subprocess.CompletedProcess[str]) -> str:
 def in_process(monkeypatch, tmp_path, capsys):
     """``main(ARGS)`` in this process: returns (exit code, stdout, stderr). The logging set-up of the
     command line is left out (it changes this process's logging); the subprocess tests cover it."""
-    import eagle_rag.cli_logging
+    import eagle_rag.cli.logs
 
-    monkeypatch.setattr(eagle_rag.cli_logging, "setup", lambda verbose: None)
+    monkeypatch.setattr(eagle_rag.cli.logs, "setup", lambda verbose: None)
     for name, value in cli_env(tmp_path / "data").items():
         monkeypatch.setenv(name, value)
 
     def run(*args: str) -> tuple[int, str, str]:
-        from eagle_rag.cli import main
+        from eagle_rag.cli.app import main
 
         with pytest.raises(SystemExit) as ended:
             main(list(args))
@@ -128,7 +128,7 @@ def test_demo_exits_1_when_its_corpus_did_not_ingest(tmp_path):
 LIBRARY_NOISE = """
 import logging, socket, sys, warnings
 from concurrent import futures
-from eagle_rag.cli_logging import setup
+from eagle_rag.cli.logs import setup
 setup(verbose=sys.argv[1] == "verbose")
 import grpc
 from pymilvus import MilvusClient
@@ -152,7 +152,7 @@ header = nibabel.Nifti1Header()
 header["pixdim"][1:4] = 0
 nibabel.Nifti1Header.from_fileobj(io.BytesIO(header.binaryblock), check=True)
 logging.getLogger("some_library").warning("a third-party warning")
-logging.getLogger("eagle_rag.demo").error("could not read", exc_info=ValueError("bad\\nrecord"))
+logging.getLogger("eagle_rag.ops.demo").error("could not read", exc_info=ValueError("bad\\nrecord"))
 """
 
 
@@ -170,7 +170,7 @@ def test_library_noise_is_silenced_unless_verbose(tmp_path, mode):
         assert all(word in result.stderr for word in noise), result.stderr
         return
     assert not any(word in result.stderr for word in noise), result.stderr
-    assert result.stderr == "ERROR eagle_rag.demo: could not read (ValueError: bad record)\n"
+    assert result.stderr == "ERROR eagle_rag.ops.demo: could not read (ValueError: bad record)\n"
 
 
 def test_plain_progress_lines():
@@ -191,7 +191,7 @@ def test_ingest_progress_counts_the_records_prepared_and_the_chunks_embedded(tmp
     """A folder's records are read at once, then prepared and embedded for long (the biomed demo stood at
     ``1 records`` for 25 s): the line says how many records of the batch are prepared, then how many of its
     chunks are embedded, and both counts move."""
-    from eagle_rag.demo import sample_dir
+    from eagle_rag.ops.demo import sample_dir
 
     result = eagle(tmp_path, "ingest", str(sample_dir() / "labels"), "--kb", "k", EAGLE_RAG_PROGRESS_SECONDS="0",
                    EAGLE_RAG_ENCODERS__BATCH_SIZE="16")
@@ -233,7 +233,7 @@ def test_dataset_eval_reports_each_query_run(tmp_path):
 
 def test_explain_prints_the_trail_in_words():
     """``--explain`` printed raw Python dicts (``{'rank_0': 1.0, ...}``)."""
-    from eagle_rag.cli import trail_line
+    from eagle_rag.cli.app import trail_line
     from eagle_rag.types import StageScore
 
     fused = StageScore("hybrid_rrf", 1, 0.0325, detail={"rank_1": 1.0, "rank_0": 2.0, "rank_2": 1.0})

@@ -27,7 +27,7 @@ HERE = Path(__file__).parent
 DATED = HERE / "data" / "dated.jsonl"
 POPULATE = """
 import sys
-from eagle_rag.demo import sample_dir
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag.engine import Engine
 from eagle_rag.settings import load_settings
 with Engine(load_settings()) as engine:
@@ -55,7 +55,7 @@ def populate(data_dir: Path) -> Path:
 
 def run_cli(data_dir: Path, *args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
     """``eagle-rag ARGS`` in a subprocess on ``data_dir``."""
-    return subprocess.run([sys.executable, "-m", "eagle_rag.cli", *args], env=cli_env(data_dir, **env),
+    return subprocess.run([sys.executable, "-m", "eagle_rag.cli.app", *args], env=cli_env(data_dir, **env),
                           cwd=data_dir, capture_output=True, text=True, timeout=timeout)
 
 
@@ -85,7 +85,7 @@ def start_server(data_dir: Path, timeout: float = 90) -> Served:
     port = free_port()
     log = data_dir.parent / f"serve-{port}.log"
     with log.open("wb") as out:
-        process = subprocess.Popen([sys.executable, "-m", "eagle_rag.cli", "serve", "--port", str(port)],
+        process = subprocess.Popen([sys.executable, "-m", "eagle_rag.cli.app", "serve", "--port", str(port)],
                                    env=cli_env(data_dir), cwd=data_dir, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     wait_ready(process, lambda: health_ok(url), log, timeout)

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from eagle_rag.client import AsyncEagleClient, EagleClient
+from eagle_rag.client.http import AsyncEagleClient, EagleClient
 from eagle_rag.errors import (
     EagleError,
     InvalidRequest,
@@ -90,7 +90,7 @@ def test_batch_options_apply_to_every_query(client):
 
 def test_a_bad_mode_is_worded_as_python_and_the_cli_word_it(client, served):
     """pydantic's "Input should be 'bm25', ..." over HTTP; the engine's words everywhere now."""
-    from eagle_rag.service import parse_mode
+    from eagle_rag.service.requests import parse_mode
     from tests.client.helpers import run_cli
 
     with pytest.raises(InvalidRequest) as expected:
@@ -126,7 +126,7 @@ def test_recency_and_facets_come_back_through_the_client_and_the_cli(client, ser
     facets count the whole matching set though one hit is asked."""
     from typer.testing import CliRunner
 
-    from eagle_rag.cli import app
+    from eagle_rag.cli.app import app
 
     fresh = client.search("statin therapy cholesterol", top_k=4, kb_names=["dated"], recency=365, explain=True)
     assert [h.document_id for h in fresh.hits] == ["d-undated-note", "d-2023-trial", "d-2019-trial",
@@ -151,7 +151,7 @@ def test_recency_and_facets_come_back_through_the_client_and_the_cli(client, ser
 
 def test_the_result_options_are_sent_only_when_set():
     """A server older than the options still answers a request that does not use them."""
-    from eagle_rag.client import search_body
+    from eagle_rag.client.http import search_body
 
     plain = search_body(SearchRequest(query="statin"))
     assert not {"recency", "max_per_document", "diversity", "facets"} & set(plain)
@@ -234,7 +234,7 @@ def busy_then_ok(retry_after: str, busy: int) -> tuple[httpx.MockTransport, list
 @pytest.mark.unit
 def test_a_busy_server_is_asked_again_after_its_retry_after(monkeypatch):
     waits: list[float] = []
-    monkeypatch.setattr("eagle_rag.client.time.sleep", waits.append)
+    monkeypatch.setattr("eagle_rag.client.http.time.sleep", waits.append)
     transport, calls = busy_then_ok("2", busy=2)
     with EagleClient("http://eagle.test", retries=3, backoff=0.5, transport=transport) as c:
         assert c.health() == {"status": "ok"}
@@ -259,7 +259,7 @@ def test_a_busy_server_is_asked_again_after_its_retry_after(monkeypatch):
 
 @pytest.mark.unit
 def test_a_server_busy_past_the_retries_raises_too_many_requests(monkeypatch):
-    monkeypatch.setattr("eagle_rag.client.time.sleep", lambda s: None)
+    monkeypatch.setattr("eagle_rag.client.http.time.sleep", lambda s: None)
     transport, calls = busy_then_ok("1", busy=10)
     with EagleClient("http://eagle.test", retries=2, transport=transport) as c, pytest.raises(EagleError) as err:
         c.health()
@@ -273,7 +273,7 @@ def test_the_async_client_waits_as_the_sync_one(monkeypatch):
     async def record(seconds: float) -> None:
         waits.append(seconds)
 
-    monkeypatch.setattr("eagle_rag.client.asyncio.sleep", record)
+    monkeypatch.setattr("eagle_rag.client.http.asyncio.sleep", record)
 
     async def main() -> dict:
         answer = busy_then_ok("2", busy=2)[0].handle_request
@@ -408,7 +408,7 @@ def test_the_readme_client_example_runs(served, capsys):
 
 @pytest.mark.unit
 def test_uploads_keep_their_names_and_only_files_that_share_one_send_their_paths(tmp_path):
-    from eagle_rag.client import upload_batches
+    from eagle_rag.client.http import upload_batches
 
     for rel in ("a.md", "sub/x.md", "d1/note.md", "d2/note.md"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)

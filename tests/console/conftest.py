@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import pytest
 
-from eagle_rag.demo import sample_dir
+from eagle_rag.ops.demo import sample_dir
 from tests.conftest import stop_process
 from tests.profiles import GENERAL
 from tests.servers import free_port, health_ok, wait_ready
@@ -81,7 +81,7 @@ def _env(data_dir: Path, api_key: str = "", settings_file: Path | None = None) -
 
 
 def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from eagle_rag.cli import main; main()", *args]
+    return [sys.executable, "-c", "from eagle_rag.cli.app import main; main()", *args]
 
 
 def _ingest(data_dir: Path, kb: str, paths: list[Path], settings_file: Path | None = None) -> None:

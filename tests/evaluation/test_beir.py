@@ -44,11 +44,11 @@ def test_an_offset_and_a_limit_take_a_slice_of_the_judged_queries_in_qrels_order
 
 @pytest.mark.integration
 def test_eval_beir_reports_the_slice_and_every_querys_ndcg(tmp_path, monkeypatch, capsys):
-    import eagle_rag.cli_logging
-    from eagle_rag.cli import main
+    import eagle_rag.cli.logs
+    from eagle_rag.cli.app import main
 
     root = beir_folder(tmp_path / "b")
-    monkeypatch.setattr(eagle_rag.cli_logging, "setup", lambda verbose: None)
+    monkeypatch.setattr(eagle_rag.cli.logs, "setup", lambda verbose: None)
     for name, value in cli_env(tmp_path / "data").items():
         monkeypatch.setenv(name, value)
     out = tmp_path / "out.json"
@@ -130,7 +130,7 @@ def test_an_index_is_reused_only_under_the_settings_that_wrote_it(tmp_path):
 @pytest.mark.unit
 def test_the_default_index_folder_is_keyed_by_the_profile_and_what_the_ingest_writes(tmp_path):
     from eagle_rag.evaluation.beir import index_folder_name, index_settings
-    from eagle_rag.plugin_manager import build_plugin_manager
+    from eagle_rag.kernel.plugin_manager import build_plugin_manager
 
     data = load_beir(beir_folder(tmp_path / "b"), "train")
 

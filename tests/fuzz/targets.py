@@ -18,9 +18,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.demo import sample_dir
 from eagle_rag.errors import IngestError
 from eagle_rag.ingest.parsers import PARSERS
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag.types import ParsedDocument
 
 LABELS = Path(__file__).resolve().parents[3] / "shared" / "data" / "drug_labels"

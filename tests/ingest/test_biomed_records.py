@@ -14,8 +14,8 @@ pytest.importorskip("defusedxml")
 
 from rdkit import Chem  # noqa: E402
 
-from eagle_rag import doctor  # noqa: E402
 from eagle_rag.engine import Engine  # noqa: E402
+from eagle_rag.ops import doctor  # noqa: E402
 from eagle_rag.types import DocumentStatus  # noqa: E402
 from tests.biomed.helpers import biomed_settings  # noqa: E402
 

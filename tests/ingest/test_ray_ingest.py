@@ -32,12 +32,12 @@ from typing import Any
 import pytest
 import ray
 
-from eagle_rag import doctor
-from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
 from eagle_rag.ingest.executors import Executor, RayOptions
 from eagle_rag.ingest.ray_executor import Plan, plan
 from eagle_rag.ingest.ray_stages import RowKind
+from eagle_rag.ops import doctor
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag.settings import Settings, load_settings
 from eagle_rag.testing.ingest_compare import Snapshot, differences, snapshot
 from eagle_rag.types import SearchRequest

@@ -17,7 +17,7 @@ from eagle_rag.api import create_app
 from eagle_rag.engine import Engine
 from eagle_rag.errors import InvalidRequest
 from eagle_rag.ingest.records import record_document
-from eagle_rag.mcp_tools import build_tool_registry
+from eagle_rag.service.core_tools import build_tool_registry
 from eagle_rag.settings import load_settings
 from eagle_rag.stores.filters import InvalidFilterError, validate_date_bound
 from eagle_rag.types import SearchRequest
@@ -84,6 +84,6 @@ def test_an_impossible_date_is_a_usage_error_everywhere(engine: Engine, tmp_path
     env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
     env.update({"EAGLE_RAG_PROFILE": "general", "EAGLE_RAG_DATA_DIR": str(tmp_path / "cli"),
                 "EAGLE_RAG_ENCODERS__MODE": "deterministic", "EAGLE_RAG_PLUGINS__ENABLED": "[]"})
-    cli = subprocess.run([sys.executable, "-m", "eagle_rag.cli", "search", "statin", "--from", "2020-02-30",
+    cli = subprocess.run([sys.executable, "-m", "eagle_rag.cli.app", "search", "statin", "--from", "2020-02-30",
                           "--local"], env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert cli.returncode == 2 and "2020-02-30" in cli.stderr and "Traceback" not in cli.stderr

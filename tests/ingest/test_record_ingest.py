@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from eagle_rag import doctor
 from eagle_rag.api import create_app
 from eagle_rag.engine import Engine
 from eagle_rag.hookspecs import hookimpl
 from eagle_rag.ingest import orchestrator
 from eagle_rag.ingest.records import ParseResult, Record, RecordFailure
+from eagle_rag.ops import doctor
 from eagle_rag.settings import load_settings
 from eagle_rag.types import DocumentStatus, ParsedDocument, SearchMode, SearchRequest, Section, document_key
 from tests.profiles import GENERAL
@@ -220,8 +220,8 @@ def test_http_ingest_answer_carries_the_bad_records(engine):
 
 def test_a_record_id_that_is_no_document_id_is_reported_and_found_by_get_and_delete(engine, tmp_path):
     from eagle_rag import service
-    from eagle_rag.api.routes_documents import delete_one
     from eagle_rag.errors import NotFound
+    from eagle_rag.service.documents import delete_document as delete_one
 
     corpus = tmp_path / "doi.jsonl"
     corpus.write_text('{"id": "doi/10.1000/xyz", "text": "zebrafish fin regeneration blastema"}\n'
@@ -253,7 +253,7 @@ def _cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("EAGLE_RAG_")}
     env.update({**GENERAL, "EAGLE_RAG_DATA_DIR": str(data_dir), "EAGLE_RAG_ENCODERS__MODE": "deterministic",
                 "EAGLE_RAG_PLUGINS__ENABLED": "[]"})
-    return subprocess.run([sys.executable, "-m", "eagle_rag.cli", "ingest", *args], env=env, text=True,
+    return subprocess.run([sys.executable, "-m", "eagle_rag.cli.app", "ingest", *args], env=env, text=True,
                           capture_output=True, timeout=300)
 
 

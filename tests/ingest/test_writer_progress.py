@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
 from eagle_rag.ingest import writer
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag.settings import load_settings
 from tests.profiles import GENERAL
 

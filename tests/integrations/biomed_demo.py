@@ -25,7 +25,7 @@ from tests.client.helpers import Served, stop
 from tests.servers import free_port, health_ok, wait_ready
 
 POPULATE = """
-from eagle_rag.demo import sample_dir
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag.engine import Engine
 from eagle_rag.settings import load_settings
 with Engine(load_settings()) as engine:
@@ -71,7 +71,7 @@ def serving(data_dir: Path, timeout: float = 180) -> Iterator[Served]:
     port = free_port()
     log = data_dir.parent / f"serve-{port}.log"
     with log.open("wb") as out:
-        process = subprocess.Popen([sys.executable, "-m", "eagle_rag.cli", "serve", "--port", str(port)],
+        process = subprocess.Popen([sys.executable, "-m", "eagle_rag.cli.app", "serve", "--port", str(port)],
                                    env=biomed_env(data_dir), cwd=data_dir, stdout=out, stderr=subprocess.STDOUT)
     served = Served(f"http://127.0.0.1:{port}", data_dir, process, log)
     try:

@@ -20,7 +20,7 @@ from tests.profiles import GENERAL
 
 POPULATE = """
 import sys
-from eagle_rag.demo import sample_dir
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag.engine import Engine
 from eagle_rag.settings import load_settings
 with Engine(load_settings()) as engine:

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from eagle_rag.engine import Engine
-from eagle_rag.mcp_tools import ToolRegistry, build_tool_registry
+from eagle_rag.service.core_tools import build_tool_registry
+from eagle_rag.service.tools import ToolRegistry
 from tests.integrations.biomed_demo import biomed_demo_folder, in_process_settings, private_copy
 
 pytestmark = pytest.mark.integration

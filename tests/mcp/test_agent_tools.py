@@ -83,14 +83,14 @@ async def exercise_every_tool(session: ClientSession) -> None:
 
 
 async def test_every_tool_over_stdio(biomed_demo):
-    async with stdio_session(biomed_env(biomed_demo), ["-m", "eagle_rag.cli", "mcp"], biomed_demo) as session:
+    async with stdio_session(biomed_env(biomed_demo), ["-m", "eagle_rag.cli.app", "mcp"], biomed_demo) as session:
         await exercise_every_tool(session)
 
 
 async def test_every_tool_over_streamable_http_while_serve_owns_the_folder(biomed_demo):
     with serving(biomed_demo) as served:
         port = free_port()
-        proc = subprocess.Popen([sys.executable, "-m", "eagle_rag.cli", "mcp", "--transport", "http",
+        proc = subprocess.Popen([sys.executable, "-m", "eagle_rag.cli.app", "mcp", "--transport", "http",
                                  "--port", str(port)], env=biomed_env(biomed_demo), cwd=biomed_demo,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from eagle_rag.engine import Engine
-from eagle_rag.mcp_tools import build_tool_registry
+from eagle_rag.service.core_tools import build_tool_registry
 from tests.api.helpers import make_settings
 from tests.mcp.conftest import private_copy
 
@@ -145,7 +145,7 @@ def test_core_search_says_which_filter_emptied_the_list(tools):
 
 @pytest.mark.unit
 def test_the_guidance_of_an_empty_answer_follows_its_completeness():
-    from eagle_rag.mcp_core_tools import guidance
+    from eagle_rag.service.core_tools import guidance
     from eagle_rag.types import SearchMode, SearchResponse, TotalRelation
 
     def empty(**kw):

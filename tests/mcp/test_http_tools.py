@@ -9,11 +9,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from eagle_rag.api import create_app
-from eagle_rag.client import EagleClient
+from eagle_rag.client.http import EagleClient
 from eagle_rag.engine import Engine
 from eagle_rag.hookspecs import hookimpl
-from eagle_rag.mcp_remote import RemoteToolRegistry
-from eagle_rag.mcp_tools import McpTool, ToolRegistrationError, build_tool_registry, tool_error
+from eagle_rag.mcp.remote import RemoteToolRegistry
+from eagle_rag.service.core_tools import build_tool_registry
+from eagle_rag.service.tools import McpTool, ToolRegistrationError, tool_error
 from tests.api.helpers import assert_error_shape, make_settings
 from tests.mcp.conftest import private_copy
 

@@ -22,12 +22,12 @@ K = 5
 
 
 async def test_python_cli_mcp_and_http_agree(mcp_data_dir, server_env, server_cwd, tmp_path):
-    cli = subprocess.run([sys.executable, "-m", "eagle_rag.cli", "search", QUERY, "--k", str(K), "--kb", "demo",
+    cli = subprocess.run([sys.executable, "-m", "eagle_rag.cli.app", "search", QUERY, "--k", str(K), "--kb", "demo",
                           "--json"], env=server_env, cwd=server_cwd, capture_output=True, text=True, timeout=120)
     assert cli.returncode == 0, cli.stderr
     via_cli = [(h["id"], h["document_id"], round(h["score"], 6)) for h in json.loads(cli.stdout)["hits"]]
 
-    async with stdio_session(server_env, ["-m", "eagle_rag.cli", "mcp"], server_cwd) as session:
+    async with stdio_session(server_env, ["-m", "eagle_rag.cli.app", "mcp"], server_cwd) as session:
         result = await session.call_tool("core_search", {"query": QUERY, "top_k": K, "kb_name": "demo"})
     via_mcp = [(h["chunk_id"], h["document_id"], round(h["score"], 6)) for h in result.structured_content["hits"]]
 

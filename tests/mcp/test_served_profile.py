@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from eagle_rag.connect import Target
-from eagle_rag.mcp_server import build_server, open_tools
+from eagle_rag.mcp.server import build_server, open_tools
+from eagle_rag.service.backend import Target
 from eagle_rag.settings import load_settings
 from tests.client.helpers import run_cli, serving
 

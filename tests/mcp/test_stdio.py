@@ -1,4 +1,4 @@
-"""The MCP server driven by the SDK's client: over stdio (``python -m eagle_rag.mcp_server``) and over
+"""The MCP server driven by the SDK's client: over stdio (``python -m eagle_rag.mcp.server``) and over
 streamable HTTP (``--transport http``)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
 
 async def test_stdio_server_lists_read_only_tools_and_answers(server_env, server_cwd):
-    async with stdio_session(server_env, ["-m", "eagle_rag.mcp_server"], server_cwd) as session:
+    async with stdio_session(server_env, ["-m", "eagle_rag.mcp.server"], server_cwd) as session:
         listed = await session.list_tools()
         tools = {t.name: t for t in listed.tools}
         assert set(tools) == {"core_search", "core_get_document"}
@@ -47,7 +47,7 @@ async def test_stdio_server_lists_read_only_tools_and_answers(server_env, server
 
 async def test_streamable_http_transport(server_env, server_cwd):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "eagle_rag.mcp_server", "--transport", "http",
+    proc = subprocess.Popen([sys.executable, "-m", "eagle_rag.mcp.server", "--transport", "http",
                              "--port", str(port)], env=server_env, cwd=server_cwd,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:

@@ -13,13 +13,13 @@ from eagle_rag.encoders.errors import EncoderLoadError
 from eagle_rag.engine import Engine
 from eagle_rag.errors import InvalidRequest, NotFound
 from eagle_rag.hookspecs import hookimpl
-from eagle_rag.mcp_tools import (
+from eagle_rag.service.core_tools import build_tool_registry
+from eagle_rag.service.tools import (
     FORBIDDEN_NAME_WORDS,
     McpTool,
     ToolRegistrationError,
     ToolRegistry,
     assert_rag_only_tool_name,
-    build_tool_registry,
     name_parts,
     served_namespaces,
 )

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from eagle_rag.audit import PluginAudit
 from eagle_rag.context import HookContext
-from eagle_rag.plugin_manager import build_plugin_manager
-from eagle_rag.plugin_options import PluginOptionsError
+from eagle_rag.kernel.audit import PluginAudit
+from eagle_rag.kernel.plugin_manager import build_plugin_manager
+from eagle_rag.kernel.plugin_options import PluginOptionsError
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchRequest
 from tests.profiles import GENERAL

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from eagle_rag.audit import PluginAudit
 from eagle_rag.context import HookContext
+from eagle_rag.kernel.audit import PluginAudit
 from eagle_rag.retrieve.fusion import merge_rrf
 from eagle_rag.retrieve.orchestrator import channel_weights, is_identifier_query
 from eagle_rag.settings import load_settings

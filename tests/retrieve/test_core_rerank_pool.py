@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from eagle_rag import core_defaults
-from eagle_rag.audit import PluginAudit
 from eagle_rag.context import HookContext
+from eagle_rag.kernel import core_defaults
+from eagle_rag.kernel.audit import PluginAudit
 from eagle_rag.retrieve.orchestrator import rerank_pool_size
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchMode, SearchRequest

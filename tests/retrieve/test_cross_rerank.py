@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from eagle_rag.audit import PluginAudit
 from eagle_rag.context import HookContext, Services
+from eagle_rag.kernel.audit import PluginAudit
 from eagle_rag.retrieve.cross_rerank import cross_encoder_rerank
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchMode

@@ -6,11 +6,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from eagle_rag.audit import PluginAudit
 from eagle_rag.context import HookContext, Services
 from eagle_rag.encoders.registry import CollectionProfile
 from eagle_rag.hookspecs import hookimpl
-from eagle_rag.plugin_manager import build_plugin_manager
+from eagle_rag.kernel.audit import PluginAudit
+from eagle_rag.kernel.plugin_manager import build_plugin_manager
 from eagle_rag.protocols import ScoredId
 from eagle_rag.retrieve.channels import embed_query
 from eagle_rag.retrieve.cross_rerank import cross_encoder_rerank

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchRequest
 from tests.profiles import GENERAL

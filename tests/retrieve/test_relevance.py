@@ -139,12 +139,12 @@ def _judged(root: Path, name: str, shift: int) -> Path:
 
 
 def _calibrate(root: Path, data: Path, qrels: Path) -> str:
-    from eagle_rag.cli import main
+    from eagle_rag.cli.app import main
 
     with pytest.MonkeyPatch.context() as patch:
-        import eagle_rag.cli_logging
+        import eagle_rag.cli.logs
 
-        patch.setattr(eagle_rag.cli_logging, "setup", lambda verbose: None)
+        patch.setattr(eagle_rag.cli.logs, "setup", lambda verbose: None)
         for name, value in cli_env(data).items():
             patch.setenv(name, value)
         with pytest.raises(SystemExit) as ended:
@@ -237,7 +237,7 @@ def _answer() -> SearchResponse:
 def test_every_surface_carries_relevance_and_expected_relevant():
     from eagle_rag.api.models import SearchBody, SearchResponseModel
     from eagle_rag.integrations.search import SearchOptions, hit_metadata
-    from eagle_rag.mcp_core_tools import format_search, search_request
+    from eagle_rag.service.core_tools import format_search, search_request
 
     answer = _answer()
     wire = answer.to_dict()
@@ -258,7 +258,7 @@ def test_every_surface_carries_relevance_and_expected_relevant():
 
 @pytest.mark.unit
 def test_the_cli_shows_relevance_as_a_column_in_explain_and_in_the_summary(capsys):
-    from eagle_rag.cli import print_response
+    from eagle_rag.cli.app import print_response
 
     print_response(_answer(), explain=True)
     out = capsys.readouterr().out
@@ -271,7 +271,7 @@ def test_the_cli_shows_relevance_as_a_column_in_explain_and_in_the_summary(capsy
 def test_hook_eagle_relevance_parameters(tmp_path: Path):
     """The biomed plugin answers for ``biomed`` with its data file, the core for ``general``; nobody for
     another profile name."""
-    from eagle_rag.plugin_manager import build_plugin_manager
+    from eagle_rag.kernel.plugin_manager import build_plugin_manager
 
     biomed = build_plugin_manager(load_settings(environ={"EAGLE_RAG_PROFILE": "biomed"},
                                                 overrides={"data_dir": str(tmp_path)}))

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from eagle_rag.audit import PluginAudit
 from eagle_rag.context import HookContext
 from eagle_rag.engine import Engine
 from eagle_rag.ingest.sentences import (
@@ -17,6 +16,7 @@ from eagle_rag.ingest.sentences import (
     sentence_collection,
     split_sentences,
 )
+from eagle_rag.kernel.audit import PluginAudit
 from eagle_rag.retrieve.fusion import merge_rrf
 from eagle_rag.retrieve.orchestrator import sentence_weight
 from eagle_rag.settings import load_settings
@@ -147,7 +147,7 @@ def test_sentence_channel_honours_the_request_filter(engine, tmp_path, monkeypat
 
 @pytest.mark.integration
 def test_doctor_backfills_sentence_rows_of_an_index_built_without_them(tmp_path):
-    from eagle_rag import doctor
+    from eagle_rag.ops import doctor
 
     data = str(tmp_path / "data")
     corpus = _write(tmp_path / "corpus", {"statins.txt": LONG, "aspirin.txt": OTHER, "title.txt": "Statins"})

@@ -38,7 +38,7 @@ class Server:
 
 
 def cli(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from eagle_rag.cli import main; main()", *args]
+    return [sys.executable, "-c", "from eagle_rag.cli.app import main; main()", *args]
 
 
 def server_env(data_dir: Path, settings: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -42,7 +42,7 @@ def test_the_milvus_bm25_backend_on_235_is_one_line_exit_2(milvus235_uri: str, t
                                                             command: list[str]) -> None:
     env = _cli_env(tmp_path / "data", milvus235_uri, EAGLE_RAG_LEXICAL__BACKEND="milvus",
                    EAGLE_RAG_API__WARM_UP="false")
-    done = subprocess.run([sys.executable, "-c", "from eagle_rag.cli import main; main()", *command], env=env,
+    done = subprocess.run([sys.executable, "-c", "from eagle_rag.cli.app import main; main()", *command], env=env,
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 2, (done.stdout, done.stderr[-3000:])
     lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("{")]
@@ -66,7 +66,7 @@ def test_serve_refuses_a_shared_registry_with_private_stores(tmp_path: Path, set
     data = tmp_path / "data"
     env.update({"EAGLE_RAG_DATA_DIR": str(data), "EAGLE_RAG_PLUGINS__ENABLED": "[]",
                 "EAGLE_RAG_REGISTRY__URL": "postgresql+psycopg://app:secret@db.example:5432/eagle", **settings})
-    done = subprocess.run([sys.executable, "-c", "from eagle_rag.cli import main; main()", "serve", "--port", "0"],
+    done = subprocess.run([sys.executable, "-c", "from eagle_rag.cli.app import main; main()", "serve", "--port", "0"],
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, (done.stdout, done.stderr[-2000:])
     assert done.stderr.strip().splitlines() == [

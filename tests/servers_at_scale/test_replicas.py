@@ -60,7 +60,7 @@ class Replica:
         self.port = free_port()
         log = self.data.parent / f"{self.name}.log"
         with log.open("ab") as out:
-            self.proc = subprocess.Popen([sys.executable, "-c", "from eagle_rag.cli import main; main()", "serve",
+            self.proc = subprocess.Popen([sys.executable, "-c", "from eagle_rag.cli.app import main; main()", "serve",
                                           "--host", "127.0.0.1", "--port", str(self.port)],
                                          env=self.env, stdout=out, stderr=subprocess.STDOUT)
         wait_ready(self.proc, lambda: health_ok(self.url), log, 180)

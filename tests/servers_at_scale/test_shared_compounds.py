@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag.settings import load_settings
 from eagle_rag_biomed.chem.store import biomed_retrieve_compounds
 from tests.milvus_servers import _start, milvus_lite_server

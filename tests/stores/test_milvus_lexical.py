@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.profiles import GENERAL
 
-from eagle_rag import doctor
 from eagle_rag.analysis import analyze
 from eagle_rag.engine import Engine
+from eagle_rag.ops import doctor
 from eagle_rag.settings import load_settings
 from eagle_rag.stores.milvus import MilvusVectorStore
 from eagle_rag.stores.milvus_lexical import (

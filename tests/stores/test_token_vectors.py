@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from tests.profiles import GENERAL
 
-from eagle_rag import doctor
 from eagle_rag.engine import Engine
 from eagle_rag.hookspecs import hookimpl
+from eagle_rag.ops import doctor
 from eagle_rag.settings import load_settings
 from eagle_rag.stores.token_vectors import TokenVectors, TokenVectorStore, token_vectors_url
 

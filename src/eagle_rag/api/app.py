@@ -16,6 +16,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 
 from eagle_rag import __version__
+from eagle_rag.api.deps import ERROR_RESPONSES
 from eagle_rag.api.errors import install_error_handlers
 from eagle_rag.api.metrics import HttpMetrics
 from eagle_rag.api.middleware import BodyLimitMiddleware, RequestContextMiddleware
@@ -88,7 +89,7 @@ def create_app(engine: Engine) -> FastAPI:
                    reindex_router, tools_router):
         app.include_router(router)
     install_console(app)
-    engine.pm.hook.eagle_api_register(api=app, engine=engine)
+    engine.pm.hook.eagle_api_register(api=app, engine=engine, error_responses=ERROR_RESPONSES)
     app.add_middleware(BodyLimitMiddleware, max_body=cfg.max_body_bytes, max_upload=cfg.max_upload_bytes,
                        body_timeout_s=cfg.body_timeout_s, max_batch=cfg.max_batch)
     if cfg.cors_origins:

@@ -18,12 +18,9 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from eagle_rag.api.envelope import HTTP_STATUS_CODES, as_eagle_error, envelope_for, error_body
-from eagle_rag.encoders.errors import EncoderLoadError
 from eagle_rag.errors import EagleError
 from eagle_rag.redact import scrub
-from eagle_rag.stores.filters import InvalidFilterError
-from eagle_rag.stores.milvus import CollectionNotFoundError
+from eagle_rag.service.envelope import HTTP_STATUS_CODES, KNOWN_ERRORS, as_eagle_error, envelope_for, error_body
 from eagle_rag.types import SearchMode
 
 MAX_REPORTED_ERRORS = 20
@@ -136,9 +133,7 @@ async def _http(request: Request, exc: Exception) -> JSONResponse:
 
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that put every handled error in the one shape."""
-    app.add_exception_handler(EagleError, _known)
-    app.add_exception_handler(EncoderLoadError, _known)
-    app.add_exception_handler(CollectionNotFoundError, _known)
-    app.add_exception_handler(InvalidFilterError, _known)
+    for known in KNOWN_ERRORS:
+        app.add_exception_handler(known, _known)
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(StarletteHTTPException, _http)

@@ -1,7 +1,7 @@
 """Prometheus metrics of one app: HTTP requests, plus the engine's audit counters.
 
 Every app has its own ``CollectorRegistry`` (never the process-global one). ``GET /metrics``
-renders it followed by the audit sink's registry (:func:`eagle_rag.audit_sinks.prometheus_registry`).
+renders it followed by the audit sink's registry (:func:`eagle_rag.kernel.audit_sinks.prometheus_registry`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
 
-from eagle_rag.audit import PluginAudit
-from eagle_rag.audit_sinks import prometheus_registry
+from eagle_rag.kernel.audit import PluginAudit
+from eagle_rag.kernel.audit_sinks import prometheus_registry
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 

@@ -10,41 +10,13 @@ Python).
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from eagle_rag.service.requests import FilterValue, PlainText
 from eagle_rag.types import Facet, MatchKind, SearchMode, TotalRelation
 
-
-def _plain_text(value: str) -> str:
-    """Refuse NUL characters and lone surrogates (they cannot be stored or encoded as UTF-8)."""
-    if "\x00" in value:
-        raise ValueError("must not contain NUL characters")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("must be valid Unicode text (no lone surrogates)") from None
-    return value
-
-
-def _filter_value(value: str) -> str:
-    """A filter value (id, tag): plain text without any control character (tab and newline included)."""
-    _plain_text(value)
-    bad = next((c for c in value if unicodedata.category(c) == "Cc"), None)
-    if bad is not None:
-        raise ValueError(f"must not contain the control character U+{ord(bad):04X}")
-    return value
-
-
-NO_NUL_PATTERN = "^[^\\u0000]*$"
-"""The schema's word for :func:`_plain_text` (a client's generator then makes no NUL the server refuses)."""
-NO_CONTROL_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$"
-"""The schema's word for :func:`_filter_value`: no character of Unicode category Cc."""
-PlainText = Annotated[str, Field(json_schema_extra={"pattern": NO_NUL_PATTERN}), AfterValidator(_plain_text)]
-FilterValue = Annotated[str, StringConstraints(min_length=1, max_length=256),
-                        Field(json_schema_extra={"pattern": NO_CONTROL_PATTERN}), AfterValidator(_filter_value)]
 KB_NAME_PATTERN = r"^[A-Za-z0-9_.\-]{1,64}$"
 SearchKbName = Annotated[str, Field(json_schema_extra={"pattern": KB_NAME_PATTERN})]
 """A kb name of a search: the schema shows the pattern, :func:`eagle_rag.service.validate_request` checks it."""

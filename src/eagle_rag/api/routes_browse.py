@@ -13,13 +13,12 @@ from eagle_rag import service
 from eagle_rag.api.deps import ALIAS_RESPONSES, ERROR_RESPONSES, KbName, check_plain_id, get_engine
 from eagle_rag.api.models_browse import ConfigModel, DocumentChunksModel, DocumentListModel, KbListModel
 from eagle_rag.errors import NotFound
-from eagle_rag.ingest.chunker import chunk_version, content_version
-from eagle_rag.plugin_options import setting_rows
+from eagle_rag.kernel.plugin_options import setting_rows
 from eagle_rag.protocols import DocumentRecord
 from eagle_rag.redact import mask_secret, public_path
+from eagle_rag.service.documents import source_file_name
 from eagle_rag.settings import SettingsError, effective_settings
-from eagle_rag.stores.registry import source_file_name
-from eagle_rag.types import Chunk, DocumentStatus
+from eagle_rag.types import Chunk, DocumentStatus, chunk_version, content_version
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine

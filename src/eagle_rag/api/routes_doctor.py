@@ -1,4 +1,4 @@
-"""``GET /doctor``: the consistency check of :mod:`eagle_rag.doctor`, run by the server that owns the
+"""``GET /doctor``: the consistency check of :mod:`eagle_rag.ops.doctor`, run by the server that owns the
 data folder (``eagle-rag doctor`` calls it when a server is running). Read-only: the repair needs
 the folder to itself and is never run over HTTP."""
 
@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Depends
 
-from eagle_rag import doctor
 from eagle_rag.api.deps import ERROR_RESPONSES, get_engine, get_write_lock
-from eagle_rag.stores.availability import is_unavailable, settings_unavailable
+from eagle_rag.ops import doctor
+from eagle_rag.service.health import stores_reachable
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
@@ -25,10 +25,5 @@ def doctor_check(engine: Engine = Depends(get_engine),
                  lock: threading.Lock = Depends(get_write_lock)) -> dict[str, Any]:
     """The report of ``eagle-rag doctor --json``: ``ok``, document counts by status, chunk counts per
     collection and store, ``findings``. Runs between writes (it takes the ingest lock)."""
-    with lock:
-        try:
-            return doctor.check(engine).to_dict()
-        except Exception as exc:
-            if is_unavailable(exc):
-                raise settings_unavailable(exc, engine.settings) from exc
-            raise
+    with lock, stores_reachable(engine.settings):
+        return doctor.check(engine).to_dict()

@@ -28,16 +28,13 @@ from eagle_rag.api.deps import (
 from eagle_rag.api.models import DeletedModel, DocumentModel, IngestReportModel
 from eagle_rag.api.uploads import (
     UploadBatch,
-    remove_upload,
     resolve_server_paths,
     store_failure,
     validate_ingest_kb,
 )
-from eagle_rag.errors import IngestError, InvalidRequest, NotFound
-from eagle_rag.index_health import check_index
+from eagle_rag.errors import IngestError, InvalidRequest
 from eagle_rag.redact import scrub
-from eagle_rag.stores.topology import shares_registry
-from eagle_rag.types import public_document_id
+from eagle_rag.service.health import check_index, shares_registry
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
@@ -92,16 +89,6 @@ async def refuse_empty_kb_name(request: Request) -> None:
                              {"field": "kb_name"})
 
 
-def delete_one(engine: Engine, document_id: str, kb_name: str | None) -> dict[str, Any]:
-    """Remove one document (:func:`eagle_rag.service.find_document` names it) from every store and the
-    registry, and its upload. Raises NotFound, AmbiguousDocument."""
-    record = service.find_document(engine, document_id, kb_name)
-    if not engine.ingestor.delete_document(engine.request_context(), record.id):
-        raise NotFound(f"no document with id {document_id!r}", {"document_id": document_id})
-    remove_upload(record.source_uri, engine.settings.data_path)
-    return {"document_id": public_document_id(record.id), "kb_name": record.kb_name, "deleted": True}
-
-
 @router.delete("/kbs/{kb_name}/documents/{document_id:path}", response_model=DeletedModel, responses=ERROR_RESPONSES,
                summary="Remove a document of one kb from every store and the registry",
                operation_id="delete_kb_document")
@@ -122,7 +109,7 @@ def delete_document(document_id: DocumentId, kb_name: KbChoice = None, engine: E
 
 def _delete(engine: Engine, lock: threading.Lock, document_id: str, kb_name: str | None) -> dict[str, Any]:
     with lock:
-        return delete_one(engine, check_plain_id(document_id, "document_id"), kb_name)
+        return service.delete_document(engine, check_plain_id(document_id, "document_id"), kb_name)
 
 
 @router.post("/ingest", response_model=IngestReportModel, responses=_RESPONSES_403,

@@ -15,8 +15,8 @@ from eagle_rag.api.errors import public_body
 from eagle_rag.api.health import check_stores, run_probe
 from eagle_rag.api.metrics import CONTENT_TYPE
 from eagle_rag.api.models import HealthModel, PluginsHealthModel
-from eagle_rag.index_health import cached_index_state
-from eagle_rag.plugin_manager import hooks_by_plugin
+from eagle_rag.kernel.plugin_manager import hooks_by_plugin
+from eagle_rag.service.health import cached_index_state
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine
@@ -30,7 +30,7 @@ RECENT_DECISIONS = 50
 def health(request: Request, engine: Engine = Depends(get_engine)) -> dict[str, Any]:
     """Always 200 while the process serves: ``status`` is ``degraded`` when a store is down or slow
     (each store gets ``api.health_timeout_s``), a store's file is gone, the stores' chunk counts
-    disagree with the registry (checked at most every few seconds; see :mod:`eagle_rag.index_health`)
+    disagree with the registry (checked at most every few seconds; see :mod:`eagle_rag.service.health`)
     or a plugin stage failed; ``reasons`` says which. Public even when an API key is set."""
     stores = check_stores(engine, engine.settings.api.health_timeout_s)
     plugins = engine.audit.degraded_plugins()
@@ -59,7 +59,8 @@ def health_head(request: Request, engine: Engine = Depends(get_engine)) -> Respo
 def health_plugins(request: Request, engine: Engine = Depends(get_engine)) -> dict[str, Any]:
     """The plugins and their hooks, the MCP tools, the latest audit decisions and the audit counts; paths
     in decisions (an uploaded file that failed) are shown as ``/search`` hits show them (``public_path``)."""
-    from eagle_rag.mcp_tools import ToolRegistrationError, build_tool_registry
+    from eagle_rag.service.core_tools import build_tool_registry
+    from eagle_rag.service.tools import ToolRegistrationError
 
     hooks = hooks_by_plugin(engine.pm)
     try:

@@ -1,4 +1,4 @@
-"""``POST /reindex``: a model change without downtime (:mod:`eagle_rag.reindex`), run by the server that owns
+"""``POST /reindex``: a model change without downtime (:mod:`eagle_rag.ops.reindex`), run by the server that owns
 the data folder (``eagle-rag reindex`` calls it while a server runs). The answer comes when the switch is
 done; searches keep being answered meanwhile, ingests and deletes wait only for the catch-up and the switch
 (the ingest lock). Guarded like every other route."""
@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
-from eagle_rag import reindex
 from eagle_rag.api.deps import ERROR_RESPONSES, get_engine, get_write_lock
+from eagle_rag.ops import reindex
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine

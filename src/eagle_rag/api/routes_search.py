@@ -1,4 +1,4 @@
-"""``POST /search``: a thin wrapper over :func:`eagle_rag.service.search`."""
+"""``POST /search``: a thin wrapper over :func:`eagle_rag.service.searching.search`."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def to_search_request(body: SearchBody) -> SearchRequest:
 
 def to_search_requests(bodies: list[SearchBody]) -> list[SearchRequest]:
     """The service requests of a batch; a body that cannot be one (an image that is not base64) fails
-    the batch with InvalidRequest naming its index, as :func:`eagle_rag.service.search_many` does."""
+    the batch with InvalidRequest naming its index, as :func:`eagle_rag.service.searching.search_many` does."""
     requests = []
     for index, body in enumerate(bodies):
         try:

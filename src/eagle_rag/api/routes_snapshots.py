@@ -1,4 +1,4 @@
-"""``/snapshots``: the operator's snapshots of the data folder (:mod:`eagle_rag.snapshots`), taken by the
+"""``/snapshots``: the operator's snapshots of the data folder (:mod:`eagle_rag.ops.snapshots`), taken by the
 server that owns it (``eagle-rag snapshot create|list|delete`` call these when a server is running).
 
 ``POST /snapshots`` takes the ingest lock while it flushes and copies the stores: ingests and deletes
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path
 
-from eagle_rag import snapshots
 from eagle_rag.api.deps import ERROR_RESPONSES, get_engine, get_write_lock
+from eagle_rag.ops import snapshots
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine

@@ -1,8 +1,8 @@
 """``GET /tools`` and ``POST /tools/{name}``: the server's read-only MCP tools over its HTTP API.
 
-``eagle-rag mcp`` uses them while a server owns the data folder (:mod:`eagle_rag.mcp_remote`), so
+``eagle-rag mcp`` uses them while a server owns the data folder (:mod:`eagle_rag.mcp.remote`), so
 an agent's MCP client and a person's HTTP client share one index. The tools are the ones
-:func:`eagle_rag.mcp_tools.build_tool_registry` builds for the server's engine; a tool's error
+:func:`eagle_rag.service.core_tools.build_tool_registry` builds for the server's engine; a tool's error
 envelope comes back with a 4xx for input the tool cannot use and a 5xx for the server's failures.
 """
 
@@ -20,7 +20,7 @@ from eagle_rag.errors import ERROR_CLASSES, EagleError
 from eagle_rag.types import SearchMode
 
 if TYPE_CHECKING:
-    from eagle_rag.mcp_tools import ToolRegistry
+    from eagle_rag.service.tools import ToolRegistry
 
 router = APIRouter(tags=["tools"])
 _build_lock = threading.Lock()
@@ -32,7 +32,8 @@ status (:data:`eagle_rag.errors.ERROR_CLASSES`), and an unknown code 422."""
 
 def tool_registry(request: Request) -> ToolRegistry:
     """The app's tool registry, built on first use. Raises EagleError when a plugin's tool is refused."""
-    from eagle_rag.mcp_tools import ToolRegistrationError, build_tool_registry  # imports the api package
+    from eagle_rag.service.core_tools import build_tool_registry  # imports the api package
+    from eagle_rag.service.tools import ToolRegistrationError
 
     state = request.app.state
     with _build_lock:

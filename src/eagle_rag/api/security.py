@@ -33,7 +33,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from eagle_rag.api.envelope import Forbidden, Unauthorized
+from eagle_rag.service.envelope import Forbidden, Unauthorized
 
 API_KEY_HEADER = "X-API-Key"
 PUBLIC_PATHS = frozenset({"/health"})

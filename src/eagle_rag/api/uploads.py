@@ -17,7 +17,6 @@ every file found under a folder is checked again, so a link that points out of t
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
@@ -28,10 +27,12 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, BinaryIO
 
 from eagle_rag import service
-from eagle_rag.api.envelope import PathNotAllowed, PayloadTooLarge
 from eagle_rag.errors import InvalidRequest, StoreUnavailable
 from eagle_rag.ingest.sources import iter_source_files
 from eagle_rag.redact import UPLOADS_DIR
+from eagle_rag.service.documents import remove_empty as _remove_empty
+from eagle_rag.service.documents import remove_upload
+from eagle_rag.service.envelope import PathNotAllowed, PayloadTooLarge
 
 if TYPE_CHECKING:
     from eagle_rag.ingest.report import IngestReport
@@ -126,11 +127,6 @@ def save_upload(stream: BinaryIO, filename: str | None, target_dir: Path, max_by
         raise
 
 
-def _remove_empty(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        folder.rmdir()
-
-
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
     return any(path == root or path.is_relative_to(root) for root in roots)
 
@@ -166,17 +162,6 @@ def resolve_server_paths(raw_paths: Sequence[str], allowed_roots: Sequence[str])
         raise PathNotAllowed(f"{len(escaped)} file(s) link outside the allowed ingest roots",
                              {"count": len(escaped)})
     return [*files, *missing]
-
-
-def remove_upload(source_uri: str, data_path: Path) -> None:
-    """Delete an uploaded source file (only when it lies under ``<data_dir>/uploads``) and its folder
-    when that is left empty."""
-    root = (data_path / UPLOADS_DIR).resolve()
-    path = Path(source_uri.split("#", 1)[0]).resolve()
-    if path.is_relative_to(root) and path.is_file():
-        path.unlink(missing_ok=True)
-        if path.parent != root and path.parent.parent != root:
-            _remove_empty(path.parent)
 
 
 @dataclass

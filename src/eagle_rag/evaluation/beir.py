@@ -24,7 +24,7 @@ from typing import Any
 from ranx import Qrels, Run, evaluate
 
 from eagle_rag.errors import InvalidRequest
-from eagle_rag.plugin_options import index_options
+from eagle_rag.kernel.plugin_options import index_options
 from eagle_rag.settings import Settings, flatten
 from eagle_rag.types import SearchMode, SearchRequest
 

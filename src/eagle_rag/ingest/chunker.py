@@ -12,11 +12,15 @@ from __future__ import annotations
 import hashlib
 import re
 
-from eagle_rag.types import Chunk, ParsedDocument
+from eagle_rag.types import (  # noqa: F401 - the versions are the read path's vocabulary, kept importable here
+    VERSION_CHARS,
+    Chunk,
+    ParsedDocument,
+    chunk_version,
+    content_version,
+)
 
 PATH_SEP = " > "
-VERSION_CHARS = 12
-_VERSIONED_ID = re.compile(r"[0-9a-f]{32}-([0-9a-f]{12})")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
 
 
@@ -24,17 +28,6 @@ def chunk_id(document_id: str, path: str, ordinal: int, version: str = "") -> st
     """The id of a chunk: 32 hex digits, plus ``-<version>`` when a content version is given."""
     base = hashlib.sha256(f"{document_id}\x1f{path}\x1f{ordinal}".encode()).hexdigest()[:32]
     return f"{base}-{version}" if version else base
-
-
-def content_version(content_hash: str) -> str:
-    """The content version written into chunk ids: the first 12 hex digits of the content hash."""
-    return content_hash[:VERSION_CHARS]
-
-
-def chunk_version(chunk_id_: str) -> str | None:
-    """The content version of a chunk id made by :func:`chunk_id`, or None for an unversioned id."""
-    match = _VERSIONED_ID.fullmatch(chunk_id_)
-    return match.group(1) if match else None
 
 
 def _pieces(text: str) -> list[str]:

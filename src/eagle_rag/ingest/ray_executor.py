@@ -48,7 +48,7 @@ from eagle_rag.ingest.writer import Embedded, Prepared
 from eagle_rag.protocols import DocumentRecord
 
 if TYPE_CHECKING:
-    from eagle_rag.engine import Engine
+    from eagle_rag.kernel.runtime import Runtime as Engine
     from eagle_rag.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -34,7 +34,7 @@ from eagle_rag.ingest.report import IngestReport
 from eagle_rag.ingest.writer import Prepared
 
 if TYPE_CHECKING:
-    from eagle_rag.engine import Engine
+    from eagle_rag.kernel.runtime import Runtime as Engine
     from eagle_rag.settings import Settings
 
 Batch = dict[str, Any]
@@ -61,7 +61,7 @@ def worker_engine(settings: Settings) -> Engine:
     process that runs many tasks builds its plugin manager and loads its encoders once. A worker
     keeps one: the engine of an earlier ingest (other settings) is closed when the next one starts,
     so a long-lived cluster does not pile up models."""
-    from eagle_rag.engine import Engine
+    from eagle_rag.kernel.runtime import Runtime as Engine
 
     key = settings.model_dump_json()
     engine = _ENGINES.get(key)

@@ -98,7 +98,7 @@ def record_document_id(raw: Any, kb_name: str) -> str:
     ``-``; surrounding white space dropped), else ``h-`` and a hash of the id and the kb: a record id
     with ``/``, a space, ``?``, ``#`` or over 64 characters is stored under that hash (the original id
     stays in the document's ``metadata["record_id"]``; get and delete accept it,
-    :func:`eagle_rag.service.find_document`).
+    :func:`eagle_rag.service.documents.find_document`).
 
     Raises IngestError for an empty id.
     """

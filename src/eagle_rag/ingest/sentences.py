@@ -18,12 +18,14 @@ from dataclasses import replace
 import pysbd
 
 from eagle_rag.analysis import cjk_ratio
-from eagle_rag.types import Chunk
+from eagle_rag.types import (  # noqa: F401 - the names the read path shares, kept importable here
+    SENTENCE_ID_SEP,
+    SENTENCE_SUFFIX,
+    Chunk,
+    parent_chunk_id,
+    sentence_collection,
+)
 
-SENTENCE_SUFFIX = "__sentences"
-"""The companion collection of collection ``c`` is ``c + SENTENCE_SUFFIX``."""
-SENTENCE_ID_SEP = "~s"
-"""A sentence row's id is ``<chunk id>~s<ordinal>``."""
 PARENT_KEY = "sentence_of"
 """The metadata key of a sentence row that names its chunk."""
 MIN_SENTENCE_CHARS = 16
@@ -35,11 +37,6 @@ ABBREVIATIONS = ("et al.", "fig.", "figs.", "i.v.", "i.p.", "i.m.", "s.c.", "p.o
 """Piece endings that are abbreviations, not sentence ends: a cut after one is undone."""
 
 _SEGMENTER = pysbd.Segmenter(language="en", clean=False, char_span=True)
-
-
-def sentence_collection(collection: str) -> str:
-    """The name of the companion collection that holds the sentence rows of ``collection``."""
-    return f"{collection}{SENTENCE_SUFFIX}"
 
 
 def _spans(text: str) -> list[tuple[int, int]]:
@@ -93,9 +90,3 @@ def sentence_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
             rows.append(replace(chunk, id=f"{chunk.id}{SENTENCE_ID_SEP}{ordinal}", text=sentence,
                                 metadata={**chunk.metadata, PARENT_KEY: chunk.id}))
     return rows
-
-
-def parent_chunk_id(row_id: str) -> str:
-    """The chunk id of a sentence row id (an id without the separator is returned unchanged)."""
-    head, sep, tail = row_id.rpartition(SENTENCE_ID_SEP)
-    return head if sep and tail.isdigit() else row_id

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag.errors import InvalidRequest
-from eagle_rag.service import parse_mode
+from eagle_rag.service.backend import borrow_async_backend, borrow_backend
+from eagle_rag.service.requests import parse_mode
 from eagle_rag.types import (
     DOC_TYPE_KEYS,
     PUBLISHED_KEYS,
@@ -89,23 +90,18 @@ class Searcher:
         self.timeout = timeout
 
     def search(self, request: SearchRequest) -> SearchResponse:
-        if self.engine is not None:
-            response: SearchResponse = self.engine.search(request)
+        with borrow_backend(self.engine, self.url, self.api_key, self.timeout) as backend:
+            response: SearchResponse = backend.search(request)
             return response
-        from eagle_rag.client import EagleClient
-
-        with EagleClient(str(self.url), api_key=self.api_key, timeout=self.timeout) as client:
-            return client.search(request)
 
     async def asearch(self, request: SearchRequest) -> SearchResponse:
         """The same search without blocking the event loop (the engine runs in a worker thread)."""
         if self.engine is not None:
             response: SearchResponse = await asyncio.to_thread(self.engine.search, request)
             return response
-        from eagle_rag.client import AsyncEagleClient
-
-        async with AsyncEagleClient(str(self.url), api_key=self.api_key, timeout=self.timeout) as client:
-            return await client.search(request)
+        async with borrow_async_backend(str(self.url), self.api_key, self.timeout) as client:
+            answer: SearchResponse = await client.search(request)
+            return answer
 
 
 def hit_source(hit: SearchHit) -> str:

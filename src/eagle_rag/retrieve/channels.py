@@ -8,10 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from eagle_rag.context import HookContext
-from eagle_rag.ingest.sentences import parent_chunk_id, sentence_collection
 from eagle_rag.protocols import ScoredId, StoreFilter
 from eagle_rag.retrieve.safe_hooks import call_hook
-from eagle_rag.types import CollectionQueryPlan, Modality, NodeWithScore, ranked
+from eagle_rag.types import CollectionQueryPlan, Modality, NodeWithScore, parent_chunk_id, ranked, sentence_collection
 
 FILTER_FANOUT = 4
 """With metadata filters, a channel reads this many times its depth from the store, then keeps the
@@ -25,7 +24,7 @@ class RetrievalTally:
 
     ``cut`` is true when a lexical list was cut at its depth (more term matches may exist);
     ``cut_nodes`` are the candidates a fused list or the rerank pool left out (the service asks
-    whether any of them would have been an answer, :func:`eagle_rag.service.floor_keeps`);
+    whether any of them would have been an answer, :func:`eagle_rag.service.searching.floor_keeps`);
     ``dense_tail`` holds, per collection, the lowest cosine of a dense list that filled its depth
     (more hits at least that similar may exist); ``filtered`` the chunk ids the metadata filters
     removed; ``collapsed`` the chunk ids the request's ``max_per_document`` left out. Shared by the

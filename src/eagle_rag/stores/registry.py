@@ -100,7 +100,7 @@ index_state = Table(
     Column("value", Text, nullable=False),
 )
 """Small JSON documents about the index as a whole, shared by every process of the registry: the encoder
-versions of :mod:`eagle_rag.reindex` (key ``reindex/<label>``)."""
+versions of :mod:`eagle_rag.ops.reindex` (key ``reindex/<label>``)."""
 
 
 def source_file_name(source_uri: str) -> str:

@@ -14,7 +14,7 @@ it is a table of that database, so every ``serve`` replica reads the vectors tha
 
 The rows follow their chunks: written in the same batch as the vectors, deleted with a document,
 with an old version's chunks and in a rollback (:mod:`eagle_rag.ingest.writer`), and checked and
-repaired by ``eagle-rag doctor`` (:mod:`eagle_rag.doctor`).
+repaired by ``eagle-rag doctor`` (:mod:`eagle_rag.ops.doctor`).
 """
 
 from __future__ import annotations

@@ -25,10 +25,10 @@ from eagle_rag.plugin_api import (
     Services,
     document_key,
     public_document_id,
-    public_path,
     split_document_key,
     validate_kb_name,
 )
+from eagle_rag.plugin_api.text import public_path
 from eagle_rag_biomed.chem.fingerprints import MORGAN_BITS, MORGAN_RADIUS, FingerprintIndex, resolve_compound_query
 from eagle_rag_biomed.chem.molecules import InvalidStructure
 from eagle_rag_biomed.names import Collection

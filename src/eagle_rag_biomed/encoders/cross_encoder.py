@@ -19,14 +19,8 @@ import logging
 import threading
 from collections.abc import Sequence
 
-from eagle_rag.plugin_api import (
-    BUNDLED_MINILM_RERANKER,
-    CrossEncoder,
-    DeterministicCrossEncoder,
-    EncoderLoadError,
-    EncoderMode,
-    load_native_cross_encoder,
-)
+from eagle_rag.plugin_api import CrossEncoder, EncoderLoadError, EncoderMode
+from eagle_rag.plugin_api.encoders import BUNDLED_MINILM_RERANKER, DeterministicCrossEncoder, load_native_cross_encoder
 from eagle_rag_biomed.options import ALLOW_DETERMINISTIC_ENV
 
 log = logging.getLogger(__name__)

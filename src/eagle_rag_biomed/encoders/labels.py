@@ -30,18 +30,14 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from eagle_rag.plugin_api import (
+from eagle_rag.plugin_api import CrossEncoder, EncoderLoadError, EncoderMode, Modality, TextEncoder
+from eagle_rag.plugin_api.encoders import (
     BUNDLED_BGE_SMALL,
     NO_MODEL,
-    CrossEncoder,
     DeterministicEncoder,
     EncoderFactory,
-    EncoderLoadError,
-    EncoderMode,
     EncoderRegistry,
     EncoderSpec,
-    Modality,
-    TextEncoder,
     load_native_text_encoder,
 )
 from eagle_rag_biomed.encoders.cross_encoder import MedCPTReranker

@@ -20,7 +20,8 @@ from typing import Any, Self
 
 import numpy as np
 
-from eagle_rag.plugin_api import DeterministicEncoder, EncoderLoadError, Vector, fit_to_dim
+from eagle_rag.plugin_api import EncoderLoadError, Vector
+from eagle_rag.plugin_api.encoders import DeterministicEncoder, fit_to_dim
 
 OPENCLIP_ARCH_ENV = "EAGLE_BIOMED_OPENCLIP_ARCH"
 OPENCLIP_PRETRAINED_ENV = "EAGLE_BIOMED_OPENCLIP_PRETRAINED"

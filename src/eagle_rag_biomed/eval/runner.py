@@ -82,7 +82,7 @@ def sample_corpus_paths(root: Path) -> list[Path]:
 
 def corpus_texts(engine: Any, paths: Sequence[Path], kb_name: str) -> dict[str, str]:
     """Gold id -> full text of every document in ``paths``, parsed as the ingest parses them."""
-    from eagle_rag.plugin_api import iter_source_files
+    from eagle_rag.plugin_api.ingest import iter_source_files
 
     files, _ = iter_source_files(list(paths))
     ctx = engine.request_context()

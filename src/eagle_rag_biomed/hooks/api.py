@@ -11,7 +11,8 @@ from fastapi import Path as PathParam
 from fastapi import Query
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
-from eagle_rag.plugin_api import ERROR_RESPONSES, InvalidRequest, PlainText, hookimpl
+from eagle_rag.plugin_api import InvalidRequest, hookimpl
+from eagle_rag.plugin_api.commands import PlainText
 from eagle_rag_biomed.chem.store import MAX_TOP_K, biomed_retrieve_compounds
 from eagle_rag_biomed.hooks.mcp import query_entities
 
@@ -78,17 +79,17 @@ class EntityResponse(BaseModel):
 
 
 @hookimpl
-def eagle_api_register(api: Any, engine: Any) -> None:
+def eagle_api_register(api: Any, engine: Any, error_responses: dict[int | str, dict[str, Any]]) -> None:
     """Add ``POST /biomed/compounds`` and ``GET /biomed/entities/{name}``; returns None."""
 
-    @api.post("/biomed/compounds", tags=["biomed"], response_model=CompoundsResponse, responses=ERROR_RESPONSES,
+    @api.post("/biomed/compounds", tags=["biomed"], response_model=CompoundsResponse, responses=error_responses,
               operation_id="biomed_compounds", summary="Compounds similar to a SMILES, InChI or drug name")
     def biomed_compounds(body: CompoundsBody) -> dict[str, Any]:
         """Ranked by Tanimoto; an unreadable structure or unknown name is a 400 ``invalid_structure``."""
         return biomed_retrieve_compounds(engine, body.query, body.top_k, body.kb_name).to_dict()
 
     @api.get("/biomed/entities/{name}", tags=["biomed"], response_model=EntityResponse,
-             response_model_exclude_none=True, responses=ERROR_RESPONSES, operation_id="biomed_entity",
+             response_model_exclude_none=True, responses=error_responses, operation_id="biomed_entity",
              summary="A drug, gene or disease: aliases, pathways, related drugs")
     def biomed_entity(name: Annotated[PlainText, PathParam(min_length=1, max_length=200)],
                       kb_name: Annotated[str | None, Query(pattern=r"^[A-Za-z0-9_.\-]{1,64}$",

@@ -46,7 +46,7 @@ def _table(title: str, rows: dict[str, dict[str, float]]) -> Table:
 
 
 def _run(gold_path: Path, data_dir: Path, mode: str, console: Console) -> Any:
-    from eagle_rag.plugin_api import Engine, effective_settings, parse_mode, sample_dir
+    from eagle_rag.plugin_api.commands import Engine, effective_settings, parse_mode, sample_dir
     from eagle_rag_biomed.eval.gold_set import load_gold
     from eagle_rag_biomed.eval.runner import corpus_texts, run_gold, sample_corpus_paths
 

@@ -30,15 +30,11 @@ from eagle_rag.plugin_api import (
     HookContext,
     IngestError,
     ParsedDocument,
-    ParseResult,
     PluginUnavailable,
-    Record,
-    RecordFailure,
     TokenVectors,
-    allowed_ingest_roots,
     hookimpl,
-    is_visual_chunk,
 )
+from eagle_rag.plugin_api.ingest import ParseResult, Record, RecordFailure, allowed_ingest_roots, is_visual_chunk
 from eagle_rag_biomed import parsers
 from eagle_rag_biomed.chem.store import store_for
 from eagle_rag_biomed.encoders.labels import ALL_ENCODERS

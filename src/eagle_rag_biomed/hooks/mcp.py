@@ -19,7 +19,8 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from eagle_rag.plugin_api import McpTool, NotFound, SearchMode, SearchRequest, hookimpl, tool_error
+from eagle_rag.plugin_api import McpTool, NotFound, SearchMode, SearchRequest, hookimpl
+from eagle_rag.plugin_api.commands import tool_error
 from eagle_rag_biomed.chem.molecules import InvalidStructure
 from eagle_rag_biomed.chem.store import MAX_TOP_K, biomed_retrieve_compounds
 from eagle_rag_biomed.names import Collection

@@ -36,8 +36,8 @@ from eagle_rag.plugin_api import (
     SearchMode,
     SearchRequest,
     hookimpl,
-    inject_supplement_candidates,
 )
+from eagle_rag.plugin_api.retrieve import inject_supplement_candidates
 from eagle_rag_biomed.hooks.cli import biomed_cli_register
 from eagle_rag_biomed.names import NAMESPACE, PLUGIN_NAME, Collection
 from eagle_rag_biomed.options import biomed_options

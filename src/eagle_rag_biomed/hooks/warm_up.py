@@ -1,6 +1,6 @@
 """The biomed plugin's warm-up (``eagle_warm_up``): the ontology matcher and the Tier-2 models.
 
-The core's warm-up (:mod:`eagle_rag.warm_up`) already ran a probe query through every stage and
+The core's warm-up (:mod:`eagle_rag.ops.warm_up`) already ran a probe query through every stage and
 embedded it with every routed query encoder; the models below run only when a pool has candidates,
 so an empty or fresh index would leave them for the first real query. A model that cannot load is
 logged and skipped here: the query then falls back as it always does (docs/biomed.md, "Tier-2").

@@ -27,7 +27,8 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from eagle_rag.plugin_api import Chunk, ChunkClassification, cjk_ratio
+from eagle_rag.plugin_api import Chunk, ChunkClassification
+from eagle_rag.plugin_api.text import cjk_ratio
 from eagle_rag_biomed.names import Collection, EncoderLabel
 from eagle_rag_biomed.options import BiomedOptions
 

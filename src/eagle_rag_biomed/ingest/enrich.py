@@ -22,15 +22,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import PurePath
 from typing import Any
 
-from eagle_rag.plugin_api import (
-    Chunk,
-    EncoderLoadError,
-    HookContext,
-    ParsedDocument,
-    TextEncoder,
-    is_visual_chunk,
-    public_document_id,
-)
+from eagle_rag.plugin_api import Chunk, EncoderLoadError, HookContext, ParsedDocument, TextEncoder, public_document_id
+from eagle_rag.plugin_api.ingest import is_visual_chunk
 from eagle_rag_biomed.ingest.classify import NO_VISION, BiomedImageClassifier
 from eagle_rag_biomed.ingest.doc_router import DocumentTextProfile, classify_document_text_profile
 from eagle_rag_biomed.ingest.sections import detect_doc_type, detect_section

@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from eagle_rag.plugin_api import IngestError, ParseResult, Record, RecordFailure
+from eagle_rag.plugin_api import IngestError
+from eagle_rag.plugin_api.ingest import ParseResult, Record, RecordFailure
 from eagle_rag_biomed.parsers.abstract import looks_like_abstract
 from eagle_rag_biomed.parsers.common import PARSE_WARNINGS, Parser, SkippedRecord, sidecar_paths
 from eagle_rag_biomed.parsers.safety import check_allowed_root

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eagle_rag.plugin_api import IngestError, ParsedDocument, Section, file_document_id, record_document_id
+from eagle_rag.plugin_api import IngestError, ParsedDocument, Section
+from eagle_rag.plugin_api.ingest import file_document_id, record_document_id
 
 Parser = Callable[[Path, bytes, str], list[ParsedDocument]]
 """The PARSE contract: ``parse(path, data, kb_name) -> documents``; raises ``IngestError``."""

@@ -20,7 +20,8 @@ from typing import IO, Any, cast
 
 from rdkit import Chem
 
-from eagle_rag.plugin_api import IngestError, ParsedDocument, Record, RecordFailure, Section
+from eagle_rag.plugin_api import IngestError, ParsedDocument, Section
+from eagle_rag.plugin_api.ingest import Record, RecordFailure
 from eagle_rag_biomed.chem.molecules import (
     describe,
     error_message,

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import Element
 
-from eagle_rag.plugin_api import IngestError, ParsedDocument, Section, record_document_id
+from eagle_rag.plugin_api import IngestError, ParsedDocument, Section
+from eagle_rag.plugin_api.ingest import record_document_id
 from eagle_rag_biomed.parsers.common import document_id, one_line, unique, with_title
 from eagle_rag_biomed.parsers.safety import parse_xml
 from eagle_rag_biomed.parsers.xml_text import children, element_text, first, local

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import IO
 from xml.etree.ElementTree import Element
 
-from eagle_rag.plugin_api import IngestError, ParsedDocument, Record, RecordFailure
+from eagle_rag.plugin_api import IngestError, ParsedDocument
+from eagle_rag.plugin_api.ingest import Record, RecordFailure
 from eagle_rag_biomed.parsers.pubmed import (
     parse_pmc_root,
     parse_pubmed_root,

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import IO, Any
 from xml.etree.ElementTree import Element, TreeBuilder
 
-from eagle_rag.plugin_api import IngestError, ParsedDocument, Record, RecordFailure
+from eagle_rag.plugin_api import IngestError, ParsedDocument
+from eagle_rag.plugin_api.ingest import Record, RecordFailure
 from eagle_rag_biomed.parsers.safety import safe_xml_parser, xml_error
 from eagle_rag_biomed.parsers.xml_text import local
 

@@ -37,16 +37,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from eagle_rag.plugin_api import (
+from eagle_rag.plugin_api import CollectionQueryPlan, Modality, QueryRouteDecision
+from eagle_rag.plugin_api.encoders import (
     MIXED_QUERY_MIN_CJK,
     MULTILINGUAL_COLLECTION,
     MULTILINGUAL_ENCODER,
-    CollectionQueryPlan,
     EncoderRegistry,
-    Modality,
-    QueryRouteDecision,
-    cjk_ratio,
 )
+from eagle_rag.plugin_api.text import cjk_ratio
 from eagle_rag_biomed.ingest.sections import normalize_heading
 from eagle_rag_biomed.names import NAMESPACE, PLUGIN_NAME, Collection, EncoderLabel
 from eagle_rag_biomed.query.analysis import QueryAnalysis, analyze_query

@@ -19,14 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from eagle_rag.plugin_api import (
-    CollectionQueryPlan,
-    EncoderRegistry,
-    Modality,
-    QueryRouteDecision,
-    SearchRequest,
-    StoreFilter,
-)
+from eagle_rag.plugin_api import CollectionQueryPlan, Modality, QueryRouteDecision, SearchRequest, StoreFilter
+from eagle_rag.plugin_api.encoders import EncoderRegistry
 
 __all__ = ["apply_scope_aware_union", "scope_filter"]
 

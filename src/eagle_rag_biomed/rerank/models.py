@@ -24,7 +24,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from eagle_rag.plugin_api import HookContext, NodeWithScore, is_injected
+from eagle_rag.plugin_api import HookContext, NodeWithScore
+from eagle_rag.plugin_api.retrieve import is_injected
 from eagle_rag_biomed.encoders.late_interaction import PASSAGE_TOKENS, LateInteractionScorer, get_scorer
 from eagle_rag_biomed.rerank.signals import window_text
 from eagle_rag_biomed.rerank.window import query_stems

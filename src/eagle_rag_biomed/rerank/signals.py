@@ -25,7 +25,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from eagle_rag.plugin_api import Chunk, NodeWithScore, embed_input, source_file_name
+from eagle_rag.plugin_api import Chunk, NodeWithScore
+from eagle_rag.plugin_api.ingest import embed_input
+from eagle_rag.plugin_api.text import source_file_name
 from eagle_rag_biomed.rerank.window import best_window
 
 __all__ = ["TEXT_WINDOW", "chunk_passage", "cross_drug_penalty", "enrich_file_names", "entity_boost_score",

@@ -28,16 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from eagle_rag.plugin_api import (
-    CollectionQueryPlan,
-    HookContext,
-    NodeWithScore,
-    VectorMemo,
-    call_hook,
-    embed_query,
-    memo_key,
-    merge_rrf,
-)
+from eagle_rag.plugin_api import CollectionQueryPlan, HookContext, NodeWithScore, VectorMemo, memo_key
+from eagle_rag.plugin_api.retrieve import call_hook, embed_query, merge_rrf
 from eagle_rag_biomed.names import PLUGIN_NAME, Collection, EncoderLabel
 from eagle_rag_biomed.options import biomed_options
 from eagle_rag_biomed.query.analysis import QueryAnalysis

@@ -33,14 +33,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from eagle_rag.plugin_api import (
-    CROSS_ENCODER_STAGE,
-    HookContext,
-    NodeWithScore,
-    SearchMode,
-    model_covers,
-    skipped_for_language,
-)
+from eagle_rag.plugin_api import HookContext, NodeWithScore, SearchMode
+from eagle_rag.plugin_api.retrieve import CROSS_ENCODER_STAGE, skipped_for_language
+from eagle_rag.plugin_api.text import model_covers
 from eagle_rag_biomed.names import PLUGIN_NAME, RERANK_LANGUAGES
 from eagle_rag_biomed.options import biomed_options
 from eagle_rag_biomed.query.analysis import QueryAnalysis

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from eagle_rag.plugin_api import compact_name
+from eagle_rag.plugin_api.text import compact_name
 from eagle_rag_datasets.catalog.cards import DatasetCard
 from eagle_rag_datasets.catalog.ingest import read_cards, validate_record
 from eagle_rag_datasets.catalog.kinds import card_kind

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from eagle_rag.plugin_api import cjk_ratio, normalize
+from eagle_rag.plugin_api.text import cjk_ratio, normalize
 
 KINDS = frozenset({"task", "topic", "language", "specialty", "disease-class", "condition"})
 BANNED_HYPERNYMS = frozenset({

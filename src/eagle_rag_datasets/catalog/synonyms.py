@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from eagle_rag.plugin_api import analyze, normalize
+from eagle_rag.plugin_api.text import analyze, normalize
 from eagle_rag_datasets.catalog.synonym_rules import validate_synonym_doc
 from eagle_rag_datasets.errors import DatasetsError
 

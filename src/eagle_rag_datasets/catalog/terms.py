@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from eagle_rag.plugin_api import analyze, compact_name, normalize
+from eagle_rag.plugin_api.text import analyze, compact_name, normalize
 from eagle_rag_datasets.catalog.cards import DatasetCard
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from eagle_rag.plugin_api import analyze, compact_name
+from eagle_rag.plugin_api.text import analyze, compact_name
 from eagle_rag_datasets.catalog.terms import TermIndex
 from eagle_rag_datasets.search.units import ParsedQuery, Unit
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from eagle_rag.plugin_api import analyze, normalize
+from eagle_rag.plugin_api.text import analyze, normalize
 from eagle_rag_datasets.catalog.cards import DatasetCard
 from eagle_rag_datasets.search.units import FILLER_TERMS, ParsedQuery
 

@@ -24,13 +24,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from eagle_rag.plugin_api import (
-    BUNDLED_E5_MULTILINGUAL,
-    MULTILINGUAL_ENCODER,
-    EncoderLoadError,
-    cjk_ratio,
-    load_native_text_encoder,
-)
+from eagle_rag.plugin_api import EncoderLoadError
+from eagle_rag.plugin_api.encoders import BUNDLED_E5_MULTILINGUAL, MULTILINGUAL_ENCODER, load_native_text_encoder
+from eagle_rag.plugin_api.text import cjk_ratio
 from eagle_rag_datasets.search.constraints import EXCLUDING, Constraint, ConstraintKind
 
 log = logging.getLogger("eagle_rag_datasets")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from eagle_rag.plugin_api import analyze, compact_name, normalize
+from eagle_rag.plugin_api.text import analyze, compact_name, normalize
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _TOKEN = re.compile(rf"[{_CJK}]+|[0-9a-z\u00df-\u024f]+(?:[-_./+][0-9a-z\u00df-\u024f]+)*")

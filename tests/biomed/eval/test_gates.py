@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from eagle_rag.demo import sample_dir
 from eagle_rag.engine import Engine
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag.settings import load_settings
 from eagle_rag.types import SearchMode, SearchRequest
 from eagle_rag_biomed.eval.gold_set import GoldQuery, load_gold

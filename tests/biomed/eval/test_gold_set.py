@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from eagle_rag.demo import sample_dir
 from eagle_rag.ingest.parsers import PARSERS, route_for_suffix
 from eagle_rag.ingest.sources import iter_source_files
+from eagle_rag.ops.demo import sample_dir
 from eagle_rag_biomed.eval.gold_set import GoldError, doc_key, load_gold, matches, validate_gold
 from eagle_rag_biomed.eval.runner import sample_corpus_paths
 from eagle_rag_biomed.query.intent import Workflow

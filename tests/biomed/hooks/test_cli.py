@@ -9,7 +9,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from eagle_rag.plugin_manager import build_plugin_manager
+from eagle_rag.kernel.plugin_manager import build_plugin_manager
 from eagle_rag.settings import load_settings
 from eagle_rag_biomed.hooks.cli import biomed_cli_register
 

@@ -26,7 +26,7 @@ def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("EAGLE_RAG_", "EAGLE_BIOMED_"))}
     env.update({"EAGLE_RAG_DATA_DIR": str(tmp_path / "data"), "EAGLE_RAG_SETTINGS_FILE": str(settings),
                 "OMP_NUM_THREADS": "1"})
-    return subprocess.run([sys.executable, "-m", "eagle_rag.cli", *args], env=env, text=True, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "eagle_rag.cli.app", *args], env=env, text=True, capture_output=True,
                           timeout=600, cwd=tmp_path)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from eagle_rag.plugin_api import BUNDLED_BGE_SMALL, load_native_text_encoder
+from eagle_rag.plugin_api.encoders import BUNDLED_BGE_SMALL, load_native_text_encoder
 from eagle_rag_biomed.eval.doc_router import (
     LabelledDocument,
     accuracy_by_tier,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from eagle_rag.plugin_api import DeterministicEncoder
+from eagle_rag.plugin_api.encoders import DeterministicEncoder
 from eagle_rag_datasets import DatasetCatalog
 from eagle_rag_datasets.catalog import vectors
 from eagle_rag_datasets.catalog.cards import DatasetCard

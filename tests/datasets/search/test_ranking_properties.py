@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eagle_rag.analysis import compact_name
-from eagle_rag.plugin_api import DeterministicEncoder
+from eagle_rag.plugin_api.encoders import DeterministicEncoder
 from eagle_rag_datasets import DatasetCatalog, DatasetQuery
 
 pytestmark = pytest.mark.unit

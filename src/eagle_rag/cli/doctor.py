@@ -1,0 +1,108 @@
+"""``eagle-rag doctor``: check that the registry, the vector store and the lexical index agree.
+
+``cli.py`` adds it with :func:`register_doctor_command`. Exit code 0 when consistent (or repaired),
+1 when problems remain.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from eagle_rag.cli.options import ApiKey, Local, Url
+
+if TYPE_CHECKING:
+    from eagle_rag.ops.doctor import DoctorReport
+
+MAX_LISTED = 20
+
+
+def doctor(
+    repair: Annotated[bool, typer.Option("--repair", help="delete orphan and stale chunks; write missing sentence "
+                                                          "rows; mark pending and broken documents failed so that a "
+                                                          "re-ingest restores them")]
+    = False,
+    json_out: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+    url: Url = None, api_key: ApiKey = None, local: Local = False,
+) -> None:
+    """Check every collection: each complete document has exactly its chunks in every store.
+
+    While a server owns the data folder the check runs in it; ``--repair`` needs the folder to itself."""
+    from eagle_rag.engine import Engine
+    from eagle_rag.errors import InvalidRequest
+    from eagle_rag.ops import doctor as checks
+    from eagle_rag.service.backend import require_local, resolve_target
+    from eagle_rag.service.health import stores_reachable
+    from eagle_rag.settings import load_settings
+
+    settings = load_settings()
+    if repair:
+        if url:
+            raise InvalidRequest("doctor --repair works on the data folder itself, not over HTTP: run it on the "
+                                 "server's machine with the server stopped", {"field": "url"})
+        require_local(settings, "doctor --repair")
+    target = resolve_target(settings, url, api_key, local or repair)
+    if target.url is not None:
+        from eagle_rag.service.backend import open_remote
+
+        with open_remote(target) as client:
+            report = report_from_dict(client.doctor())
+        _show(report, json_out)
+        return
+    require_local(settings, "doctor")
+    with Engine(settings) as engine, stores_reachable(settings):
+        report = checks.check(engine)
+        if repair and report.findings:
+            checks.repair(engine, report)
+    _show(report, json_out)
+
+
+def report_from_dict(data: dict[str, Any]) -> DoctorReport:
+    """The :class:`DoctorReport` of ``GET /doctor`` (``DoctorReport.to_dict``)."""
+    from eagle_rag.ops.doctor import DoctorReport, Finding
+
+    return DoctorReport(documents=dict(data.get("documents") or {}), chunks=dict(data.get("chunks") or {}),
+                        findings=[Finding(kind=f["kind"], document_id=f["document_id"], detail=f["detail"],
+                                          chunks=dict(f.get("chunks") or {})) for f in data.get("findings") or ()],
+                        actions=list(data.get("actions") or ()), repaired=bool(data.get("repaired")))
+
+
+def _show(report: DoctorReport, json_out: bool) -> None:
+    if json_out:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        _print(report)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def _print(report: DoctorReport) -> None:
+    console = Console()
+    console.print("documents: " + (", ".join(f"{n} {s}" for s, n in sorted(report.documents.items())) or "none"))
+    table = Table("collection", "vector chunks", "lexical chunks")
+    for collection, stores in report.chunks.items():
+        if any(stores.values()):
+            table.add_row(collection, str(stores["vectors"]), str(stores["lexical"]))
+    console.print(table)
+    if not report.findings:
+        console.print("[green]consistent[/]: every complete document has exactly its chunks in every store")
+        return
+    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(report.counts().items()))
+    console.print(f"[yellow]found[/]: {counts}")
+    for finding in report.findings[:MAX_LISTED]:
+        console.print(f"  {finding.kind:<8} {finding.document_id}: {finding.detail} ({finding.chunk_count} chunks)")
+    if len(report.findings) > MAX_LISTED:
+        console.print(f"  ... and {len(report.findings) - MAX_LISTED} more (--json lists all)")
+    for action in report.actions:
+        console.print(f"[cyan]repaired[/]: {action}")
+    if not report.repaired:
+        console.print("run [bold]eagle-rag doctor --repair[/] (while no ingest runs), then ingest the sources again")
+
+
+def register_doctor_command(app: typer.Typer) -> None:
+    """Add ``doctor`` to the ``eagle-rag`` command line."""
+    app.command("doctor")(doctor)
