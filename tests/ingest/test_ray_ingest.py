@@ -21,10 +21,9 @@ sample corpus.
 from __future__ import annotations
 
 import json
-import logging
 import os
+import pickle
 import signal
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,14 +53,6 @@ MIXED = [{"id": "good-1", "title": "Imatinib in chronic myeloid leukemia", "text
          {"id": "good-3", "title": "Warfarin", "text": "Warfarin dosing follows the INR."}]
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="session")
-def local_ray() -> Iterator[None]:
-    """One local Ray for the session: 2 CPUs, as on the CI machines."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
-    yield
-    ray.shutdown()
 
 
 def assert_same_stores(got: Snapshot, expected: Snapshot) -> None:
@@ -244,6 +235,50 @@ def test_the_pool_leaves_room_for_a_read_task() -> None:
     assert plan({"CPU": 2}, RayOptions()) == Plan(actors=1, actor_cpus=1.0, actor_gpus=0.0, tasks=2)
     assert plan({"CPU": 2}, RayOptions(actors=2)) == Plan(actors=2, actor_cpus=0.75, actor_gpus=0.0, tasks=1)
     assert plan({"CPU": 16, "GPU": 4}, RayOptions()) == Plan(actors=4, actor_cpus=1.0, actor_gpus=1.0, tasks=24)
+
+
+@pytest.mark.unit
+def test_write_actors_only_for_server_stores() -> None:
+    """Server stores get a pool of write actors (as many as embed actors unless asked: 2 CPUs, 1 embed
+    actor -> 1 writer); embedded stores keep the driver as their one writer (0), and asking for write
+    actors there is refused with the reason."""
+    from eagle_rag.errors import InvalidRequest
+
+    assert plan({"CPU": 2}, RayOptions(), servers=True).writers == 1
+    assert plan({"CPU": 2}, RayOptions(writers=3), servers=True).writers == 3
+    assert plan({"CPU": 2}, RayOptions()).writers == 0
+    with pytest.raises(InvalidRequest, match="--ray-writers needs server stores"):
+        plan({"CPU": 2}, RayOptions(writers=2))
+
+
+@pytest.mark.unit
+def test_a_document_two_writers_report_counts_once(tmp_path: Path) -> None:
+    """Two write actors given the same document (its batch delivered twice) may both write it (the
+    same chunk ids: the rows are replaced, not doubled); the driver counts it written once and
+    unchanged once, as the single writer would, and a failed one with its reason."""
+    from eagle_rag.ingest.orchestrator import _Run
+    from eagle_rag.ingest.ray_executor import _Collector
+    from eagle_rag.ingest.ray_stages import Outcome
+    from eagle_rag.ingest.records import Record
+    from eagle_rag.ingest.report import IngestReport
+    from eagle_rag.types import ParsedDocument, Section
+
+    docs = [Record(ParsedDocument(document_id=f"kb/d{i}", kb_name="kb", name=f"d{i}", source_uri="x.jsonl",
+                                  sections=(Section((), "t"),)), i, i) for i in (1, 2)]
+    settings = settings_for(tmp_path / "data", plugins={"enabled": []}, encoders={"mode": "deterministic"})
+    with Engine(settings) as engine:
+        run = _Run(IngestReport(), None)
+        collector = _Collector(engine, run, [tmp_path / "x.jsonl"])
+        entries = [(0, docs[0], True), (0, docs[1], True)]
+        first = [Outcome("ingested", 2), Outcome("failed", reason="boom")]
+        collector.take(RowKind.WRITTEN, -1, pickle.dumps((entries, first)))
+        collector.take(RowKind.WRITTEN, -1, pickle.dumps((entries[:1], [Outcome("ingested", 2, replaced=True)])))
+        collector.finish()
+        counts = collector.counts[0]
+    report = run.report
+    assert (report.documents, report.chunks, report.replaced, report.skipped_unchanged) == (1, 2, 0, 1)
+    assert [(f.record, f.reason) for f in report.record_failures] == [(2, "boom")]
+    assert (counts.ingested, counts.skipped, counts.failed) == (1, 1, 1)
 
 
 @pytest.mark.unit
