@@ -42,19 +42,6 @@ BASE: dict[str, Any] = {"encoders": {"mode": "deterministic"}, "plugins": {"enab
                         "ingest": {"sentence_collections": [], "token_vector_collections": []}}
 
 
-def processes(title: str) -> list[int]:
-    """The pids of the live processes whose command line starts with ``title``."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").startswith(title):
-                    out.append(int(entry.name))
-            except OSError:
-                continue
-    return out
-
-
 def write_corpus(path: Path) -> Path:
     rng = random.Random(40)
     path.write_text("".join(json.dumps({"id": f"r{i:03d}", "title": f"Record {i}",
