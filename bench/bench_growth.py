@@ -212,7 +212,7 @@ def run(size: int, dim: int, queries: int, seed: int, keep: bool, batch: int, in
     return result
 
 
-def report(results_file: Path) -> None:
+def report(results_file: Path, png: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -236,9 +236,10 @@ def report(results_file: Path) -> None:
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle("Eagle-RAG growth: Milvus Lite + tantivy + SQLite on 2 shared cores (dim 64 vectors)")
+    fig.suptitle("Eagle-RAG growth: Milvus Lite + tantivy + SQLite on 2 shared cores "
+                 f"(dim {results[0]['dim']} vectors)")
     fig.tight_layout()
-    fig.savefig(ROOT / "bench" / "growth.png", dpi=110)
+    fig.savefig(png, dpi=110)
     print("| chunks | ingest chunks/s (vectors / lexical / all) | disk MB (Milvus Lite / tantivy / SQLite) "
           "| RSS / peak MB | bm25 p50 / p95 ms | dense p50 / p95 ms | hybrid p50 / p95 ms |")
     print("|---:|---|---|---|---|---|---|")
@@ -264,9 +265,10 @@ def main() -> None:
                         help="where the index folders are built")
     parser.add_argument("--keep", action="store_true", help="keep the index folders")
     parser.add_argument("--report", action="store_true", help="only plot and print the table")
+    parser.add_argument("--png", type=Path, default=ROOT / "bench" / "growth.png", help="where --report plots")
     args = parser.parse_args()
     if args.report:
-        report(args.results)
+        report(args.results, args.png)
         return
     os.environ.setdefault("OMP_NUM_THREADS", "2")
     qvecs = real_query_vectors(args.queries) if args.real_queries else None
