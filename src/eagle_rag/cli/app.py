@@ -95,18 +95,20 @@ def print_report(report: Any) -> None:
         err.print(f"[yellow]warning[/] {warning.path}: {warning.error}")
 
 
-def ray_ingest_options(executor: Executor, address: str | None, actors: int | None) -> RayOptions | None:
+def ray_ingest_options(executor: Executor, address: str | None, actors: int | None,
+                       writers: int | None = None) -> RayOptions | None:
     """The Ray options of ``ingest`` (None for the local executor); a usage error (exit 2) for Ray
     options without ``--executor ray`` or for a Ray that is not installed."""
     import importlib.util
 
     if executor is not Executor.RAY:
-        if address is not None or actors is not None:
-            raise typer.BadParameter("--ray-address and --ray-actors need --executor ray", param_hint="--executor")
+        if address is not None or actors is not None or writers is not None:
+            raise typer.BadParameter("--ray-address, --ray-actors and --ray-writers need --executor ray",
+                                     param_hint="--executor")
         return None
     if importlib.util.find_spec("ray") is None:
         raise typer.BadParameter(RAY_MISSING, param_hint="--executor")
-    return RayOptions(address=address, actors=actors)
+    return RayOptions(address=address, actors=actors, writers=writers)
 
 
 @app.command()
@@ -125,7 +127,12 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", 
                                                            "HOST:PORT of `ray start --head`); default: a local "
                                                            "Ray")] = None,
            ray_actors: Annotated[int | None, typer.Option("--ray-actors", min=1, help="embedding actors (default: "
-                                                          "one a GPU, else the CPUs less one)")] = None) -> None:
+                                                          "one a GPU, else the CPUs less one)")] = None,
+           ray_writers: Annotated[int | None, typer.Option("--ray-writers", min=1, help="write actors when every "
+                                                           "store is a server (Milvus server, lexical.backend "
+                                                           "milvus, PostgreSQL registry; default: as many as "
+                                                           "embedding actors); embedded stores have this process "
+                                                           "as their one writer")] = None) -> None:
     """Ingest files and folders (text, Markdown, HTML, JSON, JSONL, BEIR corpus.jsonl, CSV, TSV).
 
     Multi-record files are read record by record: a bad record is reported with its line and the
@@ -135,12 +142,18 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", 
     holding all the paths given).
     A named pipe, socket or device is skipped as "not a regular file".
     With --executor ray the same stages run on Ray Data (docs/scale.md) and this process writes the
-    data folder, so no server may own it."""
+    data folder, so no server may own it; when every store is a server, write actors write in
+    parallel."""
     from eagle_rag.errors import IngestError
     from eagle_rag.service.backend import open_backend
+    from eagle_rag.service.health import parallel_writes
 
-    ray_options = ray_ingest_options(executor, ray_address, ray_actors)
+    ray_options = ray_ingest_options(executor, ray_address, ray_actors, ray_writers)
     settings, target = target_for(url, api_key, local)
+    if ray_options is not None and ray_options.writers and not parallel_writes(settings):
+        raise typer.BadParameter("--ray-writers needs server stores (milvus.uri a Milvus server, lexical.backend "
+                                 "milvus, registry.url PostgreSQL): an embedded store has one writer, this process",
+                                 param_hint="--ray-writers")
     if ray_options is not None and target.remote:
         raise typer.BadParameter(f"--executor ray writes the data folder itself, but the server at {target.url} "
                                  "owns it: stop the server (or ingest through it without --executor ray)",

@@ -28,10 +28,12 @@ class RayOptions:
     """How the Ray ingest runs: ``address`` of the cluster (None: local), ``actors`` in the embed
     pool (None: the cluster's GPUs, else its CPUs less one, at least 1), ``actor_cpus`` each (its
     ONNX threads when ``encoders.threads`` is 0), ``batch_docs`` documents an embed call and a
-    write."""
+    write, ``writers`` write actors when every store is a server (None: as many as embed actors;
+    with an embedded store the driver is the one writer)."""
 
     address: str | None = None
     actors: int | None = None
     actor_cpus: float = 1.0
     batch_docs: int = 256  # the local ingest's DOCS_PER_BATCH
     task_cpus: float = 0.5
+    writers: int | None = None

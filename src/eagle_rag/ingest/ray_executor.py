@@ -6,19 +6,27 @@
       -> embed                                 an actor pool (map_batches on a callable class): each
                                                actor loads its encoders once; ``num_gpus`` 1 an actor
                                                when the cluster has GPUs
-      -> write                                 this process, one batch of ``batch_docs`` documents
-                                               at a time, through :meth:`IngestOrchestrator.write_prepared`
+      -> write                                 embedded stores: this process, one batch of ``batch_docs``
+                                               documents at a time, through
+                                               :meth:`IngestOrchestrator.write_prepared`; server stores
+                                               (Milvus server, PostgreSQL registry): a pool of
+                                               ``writers`` write actors, each batch through the same code
 
-The worker side is :mod:`eagle_rag.ingest.ray_stages`. Writes go through the local ingest's own
-writer, so everything it promises holds: chunk ids are deterministic (document, path, ordinal and
-content version), a document is ``complete`` in the registry only once every store holds it, and
-before each write the registry is read again, so a batch that Ray delivers twice (a retried task
-after a worker died) is skipped as unchanged the second time and never doubles a chunk. The
-embedded stores (Milvus Lite, tantivy, SQLite) allow one process: this one, the driver, is their
-single writer. The report is the local one: counts, per-file counts, bad records with file and
-line, ``max_errors`` per file (applied while the file is read), ``dry_run`` (read, parse, validate;
-nothing embedded or written). Paths are sent to the workers absolute, so the report names files by
-their absolute paths; on a cluster every node must see them (a shared file system).
+The worker side is :mod:`eagle_rag.ingest.ray_stages`. Writes go through the local ingest's own writer,
+so everything it promises holds: chunk ids are deterministic (document, path, ordinal and content
+version), a document is ``complete`` in the registry only once every store holds it, and before each
+write the registry is read again, so a batch that Ray delivers twice (a retried task after a worker
+died) is skipped as unchanged the second time and never doubles a chunk. The embedded stores (Milvus
+Lite, tantivy, SQLite) allow one process: this one, the driver, is their single writer. When every store
+is a server (:func:`~eagle_rag.stores.topology.parallel_writes`: a Milvus server with
+``lexical.backend: milvus`` and a PostgreSQL registry), a pool of write actors writes batches in
+parallel through the same code (:func:`~eagle_rag.ingest.ray_stages.write_batch`), and sends each
+document's outcome to the driver, which counts it once (a document two writers both report, when Ray
+delivered its batch twice, counts as written once and unchanged once). The report is the local one:
+counts, per-file counts, bad records with file and line, ``max_errors`` per file (applied while the file
+is read), ``dry_run`` (read, parse, validate; nothing embedded or written). Paths are sent to the
+workers absolute, so the report names files by their absolute paths; on a cluster every node must see
+them (a shared file system).
 
 Ray is the optional extra ``ray`` (``pip install 'eagle-rag[ray]'``). ``address`` None starts a
 local Ray (or uses the one this process already joined); ``"auto"`` or ``HOST:PORT`` joins a cluster
@@ -38,14 +46,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eagle_rag.errors import PluginUnavailable
+from eagle_rag.errors import InvalidRequest, PluginUnavailable
 from eagle_rag.ingest.executors import RAY_MISSING, RayOptions
 from eagle_rag.ingest.orchestrator import ProgressFn, _Pending, _Run, source_files
-from eagle_rag.ingest.ray_stages import EmbedActor, RowKind, prepare_rows, read_file_rows
+from eagle_rag.ingest.ray_stages import (
+    EmbedActor,
+    Outcome,
+    RowKind,
+    WriteActor,
+    prepare_rows,
+    read_file_rows,
+    write_batch,
+)
 from eagle_rag.ingest.records import Record
 from eagle_rag.ingest.report import FileCounts, IngestReport
 from eagle_rag.ingest.writer import Embedded, Prepared
-from eagle_rag.protocols import DocumentRecord
+from eagle_rag.stores.topology import parallel_writes
 
 if TYPE_CHECKING:
     from eagle_rag.kernel.runtime import Runtime as Engine
@@ -54,6 +70,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 BLOCK_BYTES = 256 * 1024
 """The largest block Ray Data makes here: some tens of records, a batch of vectors a block."""
+
 @dataclass
 class _Collector:
     """The driver's side: turns the rows the pipeline delivers into writes and the report."""
@@ -63,6 +80,8 @@ class _Collector:
     files: list[Path]
     counts: dict[int, FileCounts] = field(default_factory=dict)
     read: set[int] = field(default_factory=set)
+    written: set[str] = field(default_factory=set)
+    """Documents counted as written (by a write actor's report)."""
 
     def take(self, kind: RowKind, file: int, payload: bytes) -> None:
         data = pickle.loads(payload)
@@ -70,6 +89,8 @@ class _Collector:
             self._file(file, data)
         elif kind is RowKind.BATCH:
             self._write(*data)
+        elif kind is RowKind.WRITTEN:
+            self._written(*data)
         else:
             self._record(kind, file, *data)
 
@@ -113,18 +134,26 @@ class _Collector:
             report.documents += 1
 
     def _write(self, entries: list[tuple[int, Record, bool]], prepared: list[Prepared], embedded: Embedded) -> None:
-        ingestor, ctx = self.engine.ingestor, self.engine.request_context()
-        legacy: dict[str, DocumentRecord] = {}
-        batch: list[tuple[_Pending, Prepared]] = []
-        for (file, record, by_record), item in zip(entries, prepared, strict=True):
+        pending = [self.entry(file, record, by_record) for file, record, by_record in entries]
+        write_batch(self.engine, self.run, pending, prepared, embedded)
+
+    def _written(self, entries: list[tuple[int, Record, bool]], outcomes: list[Outcome]) -> None:
+        """Count a batch a write actor wrote, as :meth:`IngestOrchestrator.write_prepared` counts
+        one; a document already counted as written counts as unchanged (its batch came twice)."""
+        report = self.run.report
+        for (file, record, by_record), outcome in zip(entries, outcomes, strict=True):
             entry = self.entry(file, record, by_record)
-            admitted = ingestor.admit(ctx, self.run, entry, item.digest, legacy)
-            if admitted is not None:
-                admitted.items = item.items
-                batch.append((entry, admitted))
-        if len(batch) < len(prepared):
-            embedded = embedded.only({p.doc.document_id for _, p in batch})
-        ingestor.write_prepared(ctx, self.run, batch, legacy, embedded)
+            if outcome.status == "failed":
+                self.run.fail(entry, outcome.reason)
+            elif outcome.status == "ingested" and record.document.document_id not in self.written:
+                self.written.add(record.document.document_id)
+                entry.counts.ingested += 1
+                report.documents += 1
+                report.chunks += outcome.chunks
+                report.replaced += int(outcome.replaced)
+            else:
+                report.skipped_unchanged += 1
+                entry.counts.skipped += 1
 
     def finish(self) -> None:
         """The per-file counts in file order, and bad records and failures in file and line order."""
@@ -153,19 +182,32 @@ class Plan:
     actor_cpus: float
     actor_gpus: float
     tasks: int
+    writers: int = 0
+    """Write actors; 0: the driver writes (embedded stores)."""
 
 
-def plan(resources: dict[str, float], options: RayOptions) -> Plan:
+def plan(resources: dict[str, float], options: RayOptions, servers: bool = False) -> Plan:
     """The embed pool and the task pool for a cluster's ``resources``: ``options.actors`` actors
     (else one a GPU, else the CPUs less one, at least 1) of ``options.actor_cpus`` CPUs each, fewer
     CPUs each when that would leave no room for one read task of ``options.task_cpus`` (the pipeline
-    would wait forever), and as many read tasks at a time as the CPUs the actors leave allow."""
+    would wait forever), and as many read tasks at a time as the CPUs the actors leave allow. With
+    ``servers`` (every store a server) ``options.writers`` write actors (else one an embed actor);
+    without, the driver writes, and asking for write actors is an error.
+
+    Raises:
+        InvalidRequest: ``options.writers`` set while a store lives in the data folder.
+    """
+    if options.writers and not servers:
+        raise InvalidRequest("--ray-writers needs server stores (milvus.uri a Milvus server, lexical.backend "
+                             "milvus, registry.url PostgreSQL): an embedded store has one writer, this process",
+                             {"field": "ray_writers"})
     cpus = float(resources.get("CPU", 1))
     gpus = int(resources.get("GPU", 0))
     actors = options.actors or gpus or max(1, int(cpus) - 1)
     actor_cpus = min(options.actor_cpus, max(0.1, (cpus - options.task_cpus) / actors))
     tasks = max(1, int((cpus - actors * actor_cpus) / options.task_cpus))
-    return Plan(actors, actor_cpus, 1.0 if gpus else 0.0, tasks)
+    writers = (options.writers or actors) if servers else 0
+    return Plan(actors, actor_cpus, 1.0 if gpus else 0.0, tasks, writers)
 
 
 def ray_ingest(engine: Engine, paths: Sequence[Path], kb_name: str, progress: ProgressFn | None = None, *,
@@ -187,6 +229,11 @@ def ray_ingest(engine: Engine, paths: Sequence[Path], kb_name: str, progress: Pr
     run = _Run(IngestReport(dry_run=dry_run), progress)
     files = [Path(os.path.abspath(p)) for p in source_files(ctx, paths, run.report)]
     collector = _Collector(engine, run, files)
+    if files and not dry_run and parallel_writes(engine.settings):
+        # the write actors' engines open these servers' tables at the same moment: created here first
+        ctx.services.registry.get("")
+        if ctx.services.has("tokens"):
+            ctx.services.tokens.get([])
     if files:
         joined = ray.is_initialized()
         if not joined:
@@ -229,7 +276,7 @@ def ray_data_context(ray: Any) -> Iterator[None]:
 def _rows(ray: Any, settings: Settings, files: list[Path], kb_name: str, dry_run: bool, max_errors: int | None,
           options: RayOptions) -> Any:
     """The rows the pipeline delivers to the driver, as they come."""
-    sized = plan(ray.cluster_resources(), options)
+    sized = plan(ray.cluster_resources(), options, parallel_writes(settings))
     shipped = worker_settings(settings, max(1, round(sized.actor_cpus)))
     limit = max_errors if max_errors is not None else settings.ingest.max_record_errors
     tasks = ray.data.TaskPoolStrategy(size=sized.tasks)
@@ -244,5 +291,12 @@ def _rows(ray: Any, settings: Settings, files: list[Path], kb_name: str, dry_run
                             fn_constructor_kwargs={"settings": shipped},
                             compute=ray.data.ActorPoolStrategy(size=sized.actors), num_cpus=sized.actor_cpus,
                             num_gpus=sized.actor_gpus)
+        if sized.writers:
+            # one call a block (an embed call's output: one embedded batch and the rows that pass through,
+            # so a batch is written as soon as it is embedded); the writers wait on the servers, so they
+            # take no CPU of the plan (it stays the embed pool's)
+            ds = ds.map_batches(WriteActor, batch_size=None, batch_format="numpy",
+                                fn_constructor_kwargs={"settings": shipped},
+                                compute=ray.data.ActorPoolStrategy(size=sized.writers), num_cpus=0)
     for item in ds.iter_rows():
         yield RowKind(str(item["kind"])), int(item["file"]), bytes(item["payload"])

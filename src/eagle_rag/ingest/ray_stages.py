@@ -9,29 +9,41 @@ actors run, each through the local ingest's own code.
   only validate;
 - :class:`EmbedActor` (an actor pool): loads the encoders once per actor and embeds a batch of
   prepared documents with :meth:`BatchWriter.embed`; the batch travels on as one ``batch`` row, which
-  the driver writes as one write batch.
+  the driver writes as one write batch (:func:`write_batch`);
+- :class:`WriteActor` (an actor pool, only when every store is a server:
+  :func:`~eagle_rag.stores.topology.parallel_writes`):
+  writes ``batch`` rows with :func:`write_batch`, as the driver would, and sends on a ``written`` row
+  with each document's outcome, which the driver counts.
 
 Rows are ``{"kind", "file", "payload"}``: the file's index among the files of the run and a pickle
 of the stage's Python objects. Each worker process opens one :class:`~eagle_rag.engine.Engine` on
-the driver's settings: cheap (models load on first use, stores connect on first use), and it never
-touches the vector store or the lexical index, which only the driver writes.
+the driver's settings: cheap (models load on first use, stores connect on first use). Task and embed
+workers never touch the vector store or the lexical index; with embedded stores only the driver writes
+them, with server stores the write actors do.
 """
 
 from __future__ import annotations
 
+import logging
 import pickle
+import time
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eagle_rag.errors import IngestError
 from eagle_rag.ingest.chunker import content_version
-from eagle_rag.ingest.orchestrator import _Run, content_hash, is_unchanged, keyed
+from eagle_rag.ingest.orchestrator import _Pending, _Run, content_hash, is_unchanged, keyed
 from eagle_rag.ingest.records import Record
-from eagle_rag.ingest.report import IngestReport
-from eagle_rag.ingest.writer import Prepared
+from eagle_rag.ingest.report import FileCounts, IngestReport
+from eagle_rag.ingest.sentences import sentence_collection
+from eagle_rag.ingest.writer import Embedded, Prepared
+from eagle_rag.protocols import DocumentRecord
+from eagle_rag.stores.milvus_bm25_schema import create_bm25_collection
+from eagle_rag.stores.milvus_lexical import MilvusLexicalIndex
+from eagle_rag.types import DocumentStatus
 
 if TYPE_CHECKING:
     from eagle_rag.kernel.runtime import Runtime as Engine
@@ -51,9 +63,37 @@ class RowKind(StrEnum):
     FAILED = "failed"  # (Record, by_record, reason): cannot be written
     VALID = "valid"  # (Record, by_record, None): dry run, it would be written
     BATCH = "batch"  # (list of (file, Record, by_record), list of Prepared, Embedded): to write
+    WRITTEN = "written"  # (list of (file, Record, by_record), list of Outcome): written by a write actor
 
 
+log = logging.getLogger(__name__)
 _ENGINES: dict[str, Engine] = {}
+CREATE_ATTEMPTS = 5
+"""Tries a write actor makes to create a collection that another write actor may be creating too."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one document a write actor was given: ``status`` ``ingested`` (with its
+    ``chunks`` and whether it ``replaced`` an earlier version), ``unchanged`` (the registry already
+    held it complete: a batch delivered again) or ``failed`` (with the ``reason`` the report gives)."""
+
+    status: str
+    chunks: int = 0
+    replaced: bool = False
+    reason: str = ""
+
+
+class _Recorded(_Run):
+    """A run that remembers the reason each failed entry was given (a write actor sends them on)."""
+
+    def __init__(self) -> None:
+        super().__init__(IngestReport(), None)
+        self.reasons: dict[int, str] = {}
+
+    def fail(self, entry: _Pending, reason: str) -> None:
+        self.reasons[id(entry)] = reason
+        super().fail(entry, reason)
 
 
 def worker_engine(settings: Settings) -> Engine:
@@ -155,4 +195,91 @@ class EmbedActor:
         if prepared:
             embedded, _ = self.engine.ingestor.writer.embed(self.ctx, prepared)
             out.append(row(RowKind.BATCH, -1, (entries, prepared, embedded)))
+        return rows_batch(out)
+
+
+def write_batch(engine: Engine, run: _Run, pending: list[_Pending], prepared: list[Prepared],
+                embedded: Embedded) -> dict[int, bool]:
+    """Write one embedded batch as the local ingest writes one: each document is admitted against
+    the registry read now (one the registry holds complete with the same content counts as
+    unchanged and its vectors are left out, so a batch delivered twice never doubles a chunk), then
+    :meth:`IngestOrchestrator.write_prepared` writes the rest and marks them complete once every
+    store holds them. Returns, by ``id()`` of their entries, the documents admitted for writing and
+    whether each replaces an earlier version (:func:`replaces`)."""
+    ingestor, ctx = engine.ingestor, engine.request_context()
+    legacy: dict[str, DocumentRecord] = {}
+    batch: list[tuple[_Pending, Prepared]] = []
+    for entry, item in zip(pending, prepared, strict=True):
+        admitted = ingestor.admit(ctx, run, entry, item.digest, legacy)
+        if admitted is not None:
+            admitted.items = item.items
+            batch.append((entry, admitted))
+    if len(batch) < len(prepared):
+        embedded = embedded.only({p.doc.document_id for _, p in batch})
+    ingestor.write_prepared(ctx, run, batch, legacy, embedded)
+    return {id(entry): replaces(item, legacy) for entry, item in batch}
+
+
+def replaces(item: Prepared, legacy: dict[str, DocumentRecord]) -> bool:
+    """True when writing ``item`` replaces a version of it written before: the registry held it
+    complete or failed, or under its unscoped key. A ``pending`` record is a write that did not end
+    (of an interrupted run, or of this run's write actor that died mid-batch and whose batch Ray
+    runs again), so it counts as added: a retried batch reports what an uninterrupted run reports."""
+    old = item.old
+    return (old is not None and old.status is not DocumentStatus.PENDING) or item.doc.document_id in legacy
+
+
+def create_collections(engine: Engine, embedded: Embedded) -> None:
+    """Create the vector collections (sentence companions too) and Milvus BM25 collections
+    ``embedded`` writes to before it is written, trying again when another write actor is creating
+    the same one at the same moment (the second try finds it there)."""
+    ctx = engine.request_context()
+    services = ctx.services
+    for collection in dict.fromkeys(c for c, _, _ in embedded.chunks):
+        profile = services.encoders.collection(collection)
+        names = [collection] + [sentence_collection(c) for c, _, _ in embedded.sentences if c == collection]
+        for attempt in range(CREATE_ATTEMPTS):
+            try:
+                for name in names:
+                    services.vectors.ensure_collection(name, profile.dim, profile.extra_output_fields, profile.metric)
+                lexical = services.lexical_for(collection)
+                if isinstance(lexical, MilvusLexicalIndex) and not lexical.exists():
+                    create_bm25_collection(lexical.client, lexical.name)
+                break
+            except Exception as exc:  # noqa: BLE001 - another writer created it meanwhile: look again
+                if attempt == CREATE_ATTEMPTS - 1:
+                    raise
+                log.info("creating %s raced another writer (%s); trying again", collection, exc)
+                time.sleep(0.2 * (attempt + 1))
+
+
+class WriteActor:
+    """One write actor (server stores only, :func:`~eagle_rag.stores.topology.parallel_writes`): its
+    engine connects to the
+    servers once; every ``batch`` row it is given is written with :func:`write_batch` and becomes a
+    ``written`` row of per-document :class:`Outcome` (other rows pass through)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.engine = worker_engine(settings)
+
+    def __call__(self, batch: Batch) -> Batch:
+        out: list[dict[str, Any]] = []
+        for kind, file, payload in batch_rows(batch):
+            if kind is not RowKind.BATCH:
+                out.append({"kind": str(kind), "file": file, "payload": payload})
+                continue
+            entries, prepared, embedded = pickle.loads(payload)
+            run = _Recorded()
+            pending = [_Pending(record, FileCounts(""), by_record) for _, record, by_record in entries]
+            create_collections(self.engine, embedded)
+            written = write_batch(self.engine, run, pending, prepared, embedded)
+            outcomes = []
+            for entry, item in zip(pending, prepared, strict=True):
+                if entry.counts.failed:
+                    outcomes.append(Outcome("failed", reason=run.reasons[id(entry)]))
+                elif id(entry) not in written:
+                    outcomes.append(Outcome("unchanged"))
+                else:
+                    outcomes.append(Outcome("ingested", len(item.chunk_ids), written[id(entry)]))
+            out.append(row(RowKind.WRITTEN, -1, (entries, outcomes)))
         return rows_batch(out)

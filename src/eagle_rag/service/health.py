@@ -33,7 +33,7 @@ from eagle_rag.errors import EagleError, ServerUnsupported
 from eagle_rag.ops.snapshot_restore import JOURNAL as RESTORE_JOURNAL
 from eagle_rag.stores.availability import is_unavailable, one_line, settings_unavailable
 from eagle_rag.stores.milvus_capabilities import Feature
-from eagle_rag.stores.topology import mix_refusal, shares_registry
+from eagle_rag.stores.topology import mix_refusal, parallel_writes, shares_registry
 from eagle_rag.types import DocumentStatus, SearchResponse
 
 if TYPE_CHECKING:
@@ -105,9 +105,10 @@ def _ingest_running(engine: Engine) -> bool:
         return _ingesting.get(engine, 0) > 0
 
 
-__all__ = ["check_index", "check_servers", "mix_refusal", "shares_registry", "stores_reachable"]
+__all__ = ["check_index", "check_servers", "mix_refusal", "parallel_writes", "shares_registry", "stores_reachable"]
 """Also the deployment questions a front end asks: :func:`~eagle_rag.stores.topology.mix_refusal` (may this
-mix of shared and private stores serve?) and :func:`~eagle_rag.stores.topology.shares_registry`."""
+mix of shared and private stores serve?), :func:`~eagle_rag.stores.topology.shares_registry` and
+:func:`~eagle_rag.stores.topology.parallel_writes` (may write actors write at once?)."""
 
 
 @contextmanager

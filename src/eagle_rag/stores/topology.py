@@ -36,6 +36,14 @@ def private_stores(settings: Settings) -> list[str]:
     return out
 
 
+def parallel_writes(settings: Settings) -> bool:
+    """True when every store of ``settings`` is a server (a Milvus server with ``lexical.backend:
+    milvus``, a PostgreSQL registry, the token vectors in it): any number of processes may write them
+    at once, so a pool of write actors writes. Otherwise a store lives in the data folder, which one
+    process owns: the driver is the single writer."""
+    return shares_registry(settings) and not private_stores(settings)
+
+
 def mix_refusal(settings: Settings) -> str | None:
     """One line when a shared registry (PostgreSQL) is configured with a store private to the data folder,
     else None."""
