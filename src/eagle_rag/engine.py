@@ -19,7 +19,7 @@ from eagle_rag.ingest.sources import missing_paths_error
 from eagle_rag.kernel.runtime import Runtime, build_encoders
 from eagle_rag.ops.warm_up import WarmUpReport, warm_up
 from eagle_rag.service import health as index_health
-from eagle_rag.service.requests import validate_kb_name
+from eagle_rag.service.requests import require_kb_name
 from eagle_rag.service.searching import search
 
 __all__ = ["Engine", "build_encoders"]
@@ -55,7 +55,7 @@ class Engine(Runtime):
                 ``skip_missing`` is set: such a path is then a failure in the report.
             StoreUnavailable: a store cannot be reached.
         """
-        validate_kb_name(kb_name)
+        require_kb_name(kb_name)
         if max_errors is not None and max_errors < 0:
             raise InvalidRequest("max_errors must be 0 or more", {"field": "max_errors"})
         given = [Path(p) for p in paths]

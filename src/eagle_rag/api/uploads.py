@@ -52,7 +52,7 @@ def safe_filename(name: str | None) -> str:
 
 def validate_ingest_kb(kb_name: str) -> str:
     """Refuse a kb name made of dots only (``.``, ``..``): it would name a folder, not a kb."""
-    service.validate_kb_name(kb_name)
+    service.require_kb_name(kb_name)
     if not kb_name.strip("."):
         raise InvalidRequest(f"invalid kb name {kb_name!r}: it needs a letter, digit, '_' or '-'",
                              {"field": "kb_name"})

@@ -15,8 +15,8 @@ from eagle_rag.service.documents import (
     find_document,
     get_document,
 )
-from eagle_rag.service.requests import parse_mode, validate_kb_name
+from eagle_rag.service.requests import parse_mode, require_kb_name
 from eagle_rag.service.searching import search, search_many, validate_request
 
 __all__ = ["delete_document", "document_to_dict", "find_document", "get_document", "parse_mode", "search",
-           "search_many", "validate_kb_name", "validate_request"]
+           "require_kb_name", "search_many", "validate_request"]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from eagle_rag.errors import AmbiguousDocument, InvalidRequest, NotFound
 from eagle_rag.protocols import DocumentRecord
 from eagle_rag.redact import UPLOADS_DIR, public_path
-from eagle_rag.service.requests import validate_kb_name
+from eagle_rag.service.requests import require_kb_name
 from eagle_rag.stores.registry import source_file_name
 from eagle_rag.types import document_key, is_legacy_key, public_document_id, split_document_key
 
@@ -37,7 +37,7 @@ def find_document(engine: Engine, document_id: str, kb_name: str | None = None) 
         AmbiguousDocument: no kb named and several kbs hold the id (the message does not name them).
     """
     if kb_name is not None:
-        validate_kb_name(kb_name)
+        require_kb_name(kb_name)
     by_record_id = _hashed_record_documents(engine, document_id, kb_name)
     if len(by_record_id) > 1:
         raise _ambiguous(document_id)
@@ -46,7 +46,7 @@ def find_document(engine: Engine, document_id: str, kb_name: str | None = None) 
     given_kb, own_id = split_document_key(document_id)
     if given_kb is not None:  # "../etc/passwd", "a b/c": no storage key, an unknown id
         try:
-            validate_kb_name(given_kb)
+            require_kb_name(given_kb)
         except InvalidRequest:
             where = f" in kb {kb_name!r}" if kb_name is not None else ""
             raise NotFound(f"no document with id {document_id!r}{where}", {"document_id": document_id}) from None

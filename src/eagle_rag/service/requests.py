@@ -47,8 +47,10 @@ FilterValue = Annotated[str, StringConstraints(min_length=1, max_length=256),
                         Field(json_schema_extra={"pattern": NO_CONTROL_PATTERN}), AfterValidator(_filter_value)]
 
 
-def validate_kb_name(name: str) -> str:
-    """Raise InvalidRequest unless ``name`` is 1-64 letters, digits, ``_``, ``-`` or ``.``."""
+def require_kb_name(name: str) -> str:
+    """Raise InvalidRequest (the request error every front end answers, 400 over HTTP) unless ``name`` is 1-64
+    letters, digits, ``_``, ``-`` or ``.``; the store layer's own check is
+    :func:`eagle_rag.stores.filters.validate_kb_name` (InvalidFilterError), which this one wraps."""
     try:
         return store_filters.validate_kb_name(name)
     except store_filters.InvalidFilterError as exc:

@@ -31,7 +31,7 @@ from eagle_rag.service.requests import (
     FILTER_FIELDS,
     METADATA_FILTERS,
     normalised,
-    validate_kb_name,
+    require_kb_name,
 )
 from eagle_rag.settings import Settings
 from eagle_rag.stores import filters as store_filters
@@ -129,7 +129,7 @@ def validate_request(engine: Engine, request: SearchRequest) -> SearchRequest:
                 raise InvalidRequest(f"invalid value in {name}: {value!r}", {"field": name})
     request = _checked_result_options(request)
     for kb in request.kb_names:
-        validate_kb_name(kb)
+        require_kb_name(kb)
     if request.kb_names:
         known = engine.registry.kb_names()
         unknown = sorted(set(request.kb_names) - known)
