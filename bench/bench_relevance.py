@@ -28,6 +28,9 @@ from eagle_rag.retrieve import relevance
 from eagle_rag.settings import effective_settings
 from eagle_rag.types import SearchMode
 
+TOP = 10
+"""Fits and calibration figures read the top 10 hits of every query (a collect may keep more)."""
+
 
 def _collect(args: argparse.Namespace) -> None:
     judged = beir.load_beir(args.beir, args.split)
@@ -37,11 +40,24 @@ def _collect(args: argparse.Namespace) -> None:
     data = beir.load_beir(args.beir, args.split, args.limit, args.offset, only)
     settings = effective_settings(overrides={"data_dir": str(args.data_dir)})[0]
     started = time.perf_counter()
+    mode = SearchMode.from_str(args.mode)
+
+    def progress(n: int) -> None:
+        if n % 10 == 0 or n == len(data.queries):
+            print(f"{args.mode}: {n}/{len(data.queries)} queries, {time.perf_counter() - started:.0f} s",
+                  file=sys.stderr, flush=True)
+
     with Engine(settings) as engine:
-        hits = calibrate.collect(engine, data, SearchMode.from_str(args.mode), min_grade=args.min_grade,
-                                 progress=lambda n: print(f"{args.mode}: {n}/{len(data.queries)} queries, "
-                                                          f"{time.perf_counter() - started:.0f} s",
-                                                          file=sys.stderr, flush=True))
+        if args.run_json is None:
+            hits = calibrate.collect(engine, data, mode, depth=args.depth, min_grade=args.min_grade,
+                                     progress=progress)
+        else:  # one pass: the pipeline's figures (as eval beir --json) and the hits
+            hits = []
+            result = beir.run_pipeline(engine, data, mode, progress=progress, explain=True,
+                                       observe=lambda qid, response: hits.extend(calibrate.judged_hits(
+                                           qid, response, data.qrels.get(qid, {}), args.depth, args.min_grade)))
+            args.run_json.write_text(json.dumps(beir.results_json([result], settings.profile), indent=2))
+            print(beir.format_table([result]))
     calibrate.save_hits(hits, args.out)
     print(f"{args.out}: {len(data.queries)} queries, {len(hits)} hits, "
           f"{sum(h.relevant for h in hits)} relevant")
@@ -64,9 +80,11 @@ def _complete_queries(root: Path | None, split: str) -> set[str] | None:
     return {q for q, docs in qrels.items() if set(docs) <= ids}
 
 
-def _load(paths: str, keep: set[str] | None) -> list[calibrate.JudgedHit]:
+def _load(paths: str, keep: set[str] | None, depth: int | None = TOP) -> list[calibrate.JudgedHit]:
+    """The hits of the files ``paths`` (comma-separated) of the queries in ``keep`` (all when None), at
+    positions up to ``depth`` (all when None)."""
     hits = [h for p in paths.split(",") for h in calibrate.load_hits(Path(p))]
-    return [h for h in hits if keep is None or h.query_id in keep]
+    return [h for h in hits if (keep is None or h.query_id in keep) and (depth is None or h.position <= depth)]
 
 
 def _fit(args: argparse.Namespace) -> None:
@@ -92,6 +110,44 @@ def _report(args: argparse.Namespace) -> None:
               f"{r.brier:>7.4f} {r.confident_queries:>8} {r.confident_right:>6.3f}")
         if args.png_dir:
             _diagram(r, f"{name} ({mode})", args.png_dir / f"{name}_{mode}.png")
+
+
+def _rank(args: argparse.Namespace) -> None:
+    """nDCG@10 of every query with the collected hits in their order and re-sorted by the probability (the
+    top ``--depth`` re-sorted, ties kept in order), paired per query: mean difference and its standard error."""
+    import numpy as np
+    from ranx import Qrels, Run, evaluate
+    from scipy import stats
+
+    params = relevance.load_parameters(args.params)
+    data = beir.load_beir(args.beir, args.split)
+    print(f"{'set':<28} {'mode':<7} {'queries':>7} {'as ranked':>9} {'by prob.':>9} {'diff':>8} {'SE':>7}")
+    for label, path in _pairs(args.test):
+        name, mode = label.split(":") if ":" in label else (Path(path.as_posix().split(",")[0]).stem, label)
+        model = params.models[mode]
+        by_query: dict[str, list[calibrate.JudgedHit]] = {}
+        for h in _load(path.as_posix(), None, args.depth):
+            by_query.setdefault(h.query_id, []).append(h)
+        runs: dict[str, dict[str, dict[str, float]]] = {"ranked": {}, "prob": {}}
+        for qid, hits in by_query.items():
+            hits.sort(key=lambda h: h.position)
+            probs = [model.probability(h.features()) for h in hits]
+            resorted = [h for _, h in sorted(zip(probs, hits, strict=True), key=lambda t: (-t[0], t[1].position))]
+            for key, order in (("ranked", hits), ("prob", resorted)):
+                runs[key][qid] = {}
+                for i, h in enumerate(order):
+                    runs[key][qid].setdefault(h.document, float(len(order) - i))
+        qrels = Qrels({q: data.qrels[q] for q in by_query if q in data.qrels})
+        scores = {}
+        for key, run in runs.items():
+            scored = Run(run)
+            evaluate(qrels, scored, "ndcg@10", make_comparable=True)
+            scores[key] = dict(scored.scores["ndcg@10"])
+        ids = sorted(scores["ranked"])
+        a = np.array([scores["ranked"][q] for q in ids])
+        b = np.array([scores["prob"].get(q, 0.0) for q in ids])
+        print(f"{name:<28} {mode:<7} {len(ids):>7} {a.mean():>9.4f} {b.mean():>9.4f} {(b - a).mean():>+8.4f} "
+              f"{float(stats.sem(b - a)):>7.4f}")
 
 
 def _diagram(r: calibrate.Reliability, title: str, out: Path) -> None:
@@ -127,6 +183,9 @@ def main() -> None:
     c.add_argument("--offset", type=int, default=0)
     c.add_argument("--min-grade", type=int, default=1)
     c.add_argument("--out", type=Path, required=True)
+    c.add_argument("--depth", type=int, default=TOP, help="hits kept per query (fit and report read the top 10)")
+    c.add_argument("--run-json", type=Path, help="also score the run (top 100) and write it here as eval beir "
+                   "--json does, from the same searches")
     c.set_defaults(func=_collect)
     f = sub.add_parser("fit")
     f.add_argument("--profile", required=True)
@@ -144,6 +203,13 @@ def main() -> None:
     r.add_argument("--complete-in", type=Path, help="as for fit")
     r.add_argument("--split", default="test")
     r.set_defaults(func=_report)
+    k = sub.add_parser("rank", help="nDCG@10 as ranked against re-sorted by the probability (issue 38 item 4)")
+    k.add_argument("--params", type=Path, required=True)
+    k.add_argument("--test", action="append", required=True, help="[NAME:]MODE=FILE (collected with --depth)")
+    k.add_argument("--beir", type=Path, required=True, help="the BEIR folder whose qrels score the runs")
+    k.add_argument("--split", default="test")
+    k.add_argument("--depth", type=int, default=30, help="re-sort the top N collected hits")
+    k.set_defaults(func=_rank)
     args = parser.parse_args()
     args.func(args)
 

@@ -85,13 +85,25 @@ def test_run_pipeline_keeps_the_ndcg_of_every_query(tmp_path):
     data = load_beir(beir_folder(tmp_path / "b"), "train", 3, offset=2)
     settings = load_settings(environ=GENERAL, overrides={"data_dir": str(tmp_path / "idx"),
                                                          "encoders": {"mode": "deterministic"}})
+    seen: dict[str, object] = {}
     with Engine(settings) as engine:
         ensure_index(engine, data)
-        result = run_pipeline(engine, data, SearchMode.BM25)
+        result = run_pipeline(engine, data, SearchMode.BM25, explain=True,
+                              observe=lambda qid, response: seen.__setitem__(qid, response))
     assert set(result.per_query_ndcg) == {"q1", "q2", "q3"}
     # each query names its one judged document, which BM25 ranks first: nDCG@10 1.0 each
     assert result.per_query_ndcg == {"q1": 1.0, "q2": 1.0, "q3": 1.0}
     assert result.metrics["ndcg@10"] == pytest.approx(sum(result.per_query_ndcg.values()) / 3)
+    # the same searches, observed: every query's response with its trails, labelled from the qrels
+    from eagle_rag.evaluation.calibrate import JudgedHit, judged_hits
+
+    assert list(seen) == ["q1", "q2", "q3"]
+    hits = judged_hits("q2", seen["q2"], data.qrels["q2"], depth=1)
+    assert [(h.document, h.position, h.relevant) for h in hits] == [("d2", 1, True)]
+    assert hits[0].trail[0].stage == "bm25"
+    assert JudgedHit.from_dict(hits[0].to_dict()) == hits[0]
+    unjudged = judged_hits("q2", seen["q2"], {}, depth=1)
+    assert [h.relevant for h in unjudged] == [False]
 
 
 def _settings(tmp_path: Path, **overrides: object):

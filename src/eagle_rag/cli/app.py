@@ -536,9 +536,7 @@ def eval_beir(directory: Annotated[Path, typer.Argument(help="BEIR folder", exis
     console.print(beir.format_table(results))
     console.print(f"ingest: {rate:.1f} documents/s")
     if json_out:
-        json_out.write_text(json.dumps({r.pipeline: {**r.to_dict(), "profile": settings.profile, "per_query": {
-            q: {"ndcg@10": v, "recall@100": r.per_query_recall.get(q, 0.0), "ms": r.per_query_ms.get(q, 0.0)}
-            for q, v in r.per_query_ndcg.items()}} for r in results}, indent=2))
+        json_out.write_text(json.dumps(beir.results_json(results, settings.profile), indent=2))
 
 
 @app.command()

@@ -219,14 +219,21 @@ def ensure_index(engine: Any, data: BeirData, progress: Callable[[int, int], Non
 
 
 def run_pipeline(engine: Any, data: BeirData, mode: SearchMode, top_k: int = 100,
-                 progress: Callable[[int], None] | None = None) -> PipelineResult:
-    """Run every query with one pipeline and score the run; ``progress`` gets the queries done so far."""
+                 progress: Callable[[int], None] | None = None, explain: bool = False,
+                 observe: Callable[[str, Any], None] | None = None) -> PipelineResult:
+    """Run every query with one pipeline and score the run; ``progress`` gets the queries done so far.
+
+    ``observe`` gets every query's id and response (with the hits' trails when ``explain``), after its
+    latency is taken: one pass both scores a pipeline and collects its hits (bench/bench_relevance.py)."""
     run: dict[str, dict[str, float]] = {}
     latencies: list[float] = []
     for done, (qid, text) in enumerate(data.queries.items(), start=1):
         started = time.perf_counter()
-        response = engine.search(SearchRequest(query=text, top_k=top_k, mode=mode, kb_names=(KB_NAME,)))
+        response = engine.search(SearchRequest(query=text, top_k=top_k, mode=mode, kb_names=(KB_NAME,),
+                                               explain=explain))
         latencies.append((time.perf_counter() - started) * 1000)
+        if observe is not None:
+            observe(qid, response)
         scores: dict[str, float] = {}
         for rank, hit in enumerate(response.hits):
             doc = str(hit.metadata.get("record_id", hit.document_id))
@@ -241,6 +248,14 @@ def run_pipeline(engine: Any, data: BeirData, mode: SearchMode, top_k: int = 100
     return PipelineResult(mode.value, {k: float(v) for k, v in dict(metrics).items()}, latencies,
                           per_query_ndcg=per_query, per_query_recall=recall,
                           per_query_ms=dict(zip(data.queries, latencies, strict=True)))
+
+
+def results_json(results: Sequence[PipelineResult], profile: str) -> dict[str, Any]:
+    """What ``eval beir --json`` writes: each pipeline's figures, the profile, and every query's nDCG@10,
+    Recall@100 and ms (read by bench/bench_bioasq.py compare)."""
+    return {r.pipeline: {**r.to_dict(), "profile": profile, "per_query": {
+        q: {"ndcg@10": v, "recall@100": r.per_query_recall.get(q, 0.0), "ms": r.per_query_ms.get(q, 0.0)}
+        for q, v in r.per_query_ndcg.items()}} for r in results}
 
 
 def format_table(results: Sequence[PipelineResult]) -> str:

@@ -31,13 +31,16 @@ class JudgedHit:
     relevant: bool
     match: MatchKind
     trail: tuple[StageScore, ...]
+    document: str = ""
+    """The hit's document (its ``record_id``, else its document id): re-ranking a collected run by the
+    probability is scored against the qrels by it."""
 
     def features(self) -> np.ndarray:
         return relevance.features(self.trail, self.match, self.position)
 
     def to_dict(self) -> dict[str, Any]:
         return {"query_id": self.query_id, "position": self.position, "relevant": self.relevant,
-                "match": self.match.value,
+                "match": self.match.value, "document": self.document,
                 "trail": [{"stage": e.stage, "rank": e.rank, "score": e.score, "detail": dict(e.detail),
                            "skipped": e.skipped} for e in self.trail]}
 
@@ -46,7 +49,7 @@ class JudgedHit:
         trail = tuple(StageScore(e["stage"], int(e["rank"]), float(e["score"]), dict(e.get("detail") or {}),
                                  str(e.get("skipped") or "")) for e in data["trail"])
         return cls(str(data["query_id"]), int(data["position"]), bool(data["relevant"]),
-                   MatchKind(data["match"]), trail)
+                   MatchKind(data["match"]), trail, str(data.get("document", "")))
 
 
 def collect(engine: Any, data: BeirData, mode: SearchMode, depth: int = 10, min_grade: int = 1,
@@ -58,12 +61,20 @@ def collect(engine: Any, data: BeirData, mode: SearchMode, depth: int = 10, min_
     for done, (qid, text) in enumerate(data.queries.items(), start=1):
         response = engine.search(SearchRequest(query=text, top_k=depth, mode=mode, kb_names=kb_names,
                                                explain=True))
-        judged = data.qrels.get(qid, {})
-        for position, hit in enumerate(response.hits, start=1):
-            doc = str(hit.metadata.get("record_id", hit.document_id))
-            out.append(JudgedHit(qid, position, judged.get(doc, 0) >= min_grade, hit.match, hit.trail))
+        out.extend(judged_hits(qid, response, data.qrels.get(qid, {}), depth, min_grade))
         if progress is not None:
             progress(done)
+    return out
+
+
+def judged_hits(query_id: str, response: Any, judged: dict[str, int], depth: int = 10,
+                min_grade: int = 1) -> list[JudgedHit]:
+    """The first ``depth`` hits of one response (explained) with their labels from ``judged`` (document ->
+    grade): relevant when the grade is ``min_grade`` or more, an unjudged hit not relevant."""
+    out: list[JudgedHit] = []
+    for position, hit in enumerate(response.hits[:depth], start=1):
+        doc = str(hit.metadata.get("record_id", hit.document_id))
+        out.append(JudgedHit(query_id, position, judged.get(doc, 0) >= min_grade, hit.match, hit.trail, doc))
     return out
 
 
