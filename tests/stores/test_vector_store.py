@@ -209,3 +209,13 @@ def test_db_name_is_ignored_on_lite(milvus_lite_path: Path, store: MilvusVectorS
         assert "biomed" not in other.client.list_databases()
     finally:
         other.close()
+
+
+def test_the_client_pings_only_during_calls_every_five_minutes(store: MilvusVectorStore) -> None:
+    """pymilvus's own channel pings every 10 s, idle or not (keepalive 10000 ms, permitted without calls);
+    milvus-lite's gRPC server answers the third idle ping with GOAWAY too_many_pings, and a call that meets
+    that close fails ("Fail connecting to server", a CI failure of the server store suite). The store's
+    channel pings every 300000 ms = 5 min, and not at all while idle."""
+    options = store.client._get_connection()._grpc_options
+    assert options["grpc.keepalive_time_ms"] == 5 * 60 * 1000
+    assert options["grpc.keepalive_permit_without_calls"] is False

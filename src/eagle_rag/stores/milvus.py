@@ -32,6 +32,11 @@ _T = TypeVar("_T")
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,199}")
 _SERVER_SCHEMES = ("http://", "https://", "tcp://", "unix:")
 MAX_TOP_K = 16384
+GRPC_OPTIONS = {"grpc.keepalive_time_ms": 300_000, "grpc.keepalive_permit_without_calls": False}
+"""gRPC channel options of every client. pymilvus pings every 10 s, also on an idle channel; the gRPC server
+of milvus-lite (the one a ``.db`` file starts, and ``python -m milvus_lite server``) accepts one ping per
+5 minutes without data and after the third closes the connection (GOAWAY ``too_many_pings``): a call that
+meets that close fails with "Fail connecting to server". So: ping only while a call is open, every 5 minutes."""
 
 
 _AUTH_CODES = frozenset({1800, 1801})
@@ -146,7 +151,8 @@ class MilvusVectorStore:
                 if self.is_lite:
                     Path(self._uri).parent.mkdir(parents=True, exist_ok=True)
                 try:
-                    client = MilvusClient(uri=self._uri, token=self._token, timeout=self._timeout)
+                    client = MilvusClient(uri=self._uri, token=self._token, timeout=self._timeout,
+                                          grpc_options=GRPC_OPTIONS)
                     if self._db_name and not self.is_lite:
                         if self._db_name not in client.list_databases():
                             client.create_database(self._db_name)
@@ -154,7 +160,7 @@ class MilvusVectorStore:
                         # Milvus 2.3 answers UNIMPLEMENTED
                         client.close()
                         client = MilvusClient(uri=self._uri, token=self._token, timeout=self._timeout,
-                                              db_name=self._db_name)
+                                              db_name=self._db_name, grpc_options=GRPC_OPTIONS)
                     capabilities = read_capabilities(client)
                 except MilvusException as exc:
                     if is_login_refused(exc):
