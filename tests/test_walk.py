@@ -26,7 +26,7 @@ from tests.walk import STORES, Walk, trace
 ROOT = Path(__file__).resolve().parents[1]
 QUERY = "aspirin bleeding risk"
 HTTP_BOUND = (13, 7)
-CLI_BOUND = (16, 9)
+CLI_BOUND = (15, 8)
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,9 @@
 """Which model each encoder label uses after ``eagle-rag reindex`` (recorded in the registry).
 
 :mod:`eagle_rag.ops.reindex` writes a :class:`EncoderVersion` under ``reindex/<label>``; every engine that
-opens reads them (:func:`apply_encoder_versions`) so a label keeps the model its collections were built
-with, whichever process built them.
+opens reads them (:meth:`eagle_rag.kernel.runtime.Runtime.load_encoder_versions`, which hands them to
+:func:`apply_encoder_versions`) so a label keeps the model its collections were built with, whichever
+process built them.
 """
 
 from __future__ import annotations
@@ -14,11 +15,9 @@ from typing import TYPE_CHECKING
 
 from eagle_rag.encoders.factory import resolve_text_encoder
 from eagle_rag.encoders.registry import EncoderRegistry, EncoderSpec
-from eagle_rag.stores.availability import is_unavailable
 
 if TYPE_CHECKING:
     from eagle_rag.settings import Settings
-    from eagle_rag.stores.registry import SqlDocumentRegistry as DocumentRegistry
 
 STATE_PREFIX = "reindex/"
 """The registry keys of the recorded versions: ``reindex/<label>``."""
@@ -55,16 +54,6 @@ class EncoderVersion:
         return cls(**{**data, "phase": Phase(data["phase"])})
 
 
-def versions(registry: DocumentRegistry) -> list[EncoderVersion]:
-    """Every recorded encoder version, by label."""
-    out = []
-    for key in registry.state_keys(STATE_PREFIX):
-        raw = registry.get_state(key)
-        if raw is not None:
-            out.append(EncoderVersion.from_json(raw))
-    return out
-
-
 def _spec(settings: Settings, base: EncoderSpec, model_ref: str, dim: int) -> EncoderSpec:
     enc = settings.encoders
     label = base.label
@@ -86,17 +75,8 @@ def use_model(encoders: EncoderRegistry, settings: Settings, label: str, model_r
             registry.register_collection(replace(known[name], dim=dim), replace=True)
 
 
-def apply_encoder_versions(registry: DocumentRegistry, encoders: EncoderRegistry, settings: Settings) -> bool:
-    """Give each reindexed label its recorded model (called when an engine opens). Returns False when the
-    registry cannot be reached (the engine asks again before its next request,
-    :func:`~eagle_rag.service.health.check_servers`)."""
-    try:
-        found = versions(registry)
-    except Exception as exc:
-        if is_unavailable(exc):
-            return False
-        raise
+def apply_encoder_versions(found: list[EncoderVersion], encoders: EncoderRegistry, settings: Settings) -> None:
+    """Give each reindexed label of ``found`` its recorded model (labels still building keep the old one)."""
     for version in found:
         if version.phase is not Phase.BUILDING and version.label in encoders.labels():
             use_model(encoders, settings, version.label, version.model_ref, version.dim, list(version.collections))
-    return True

@@ -12,13 +12,14 @@ from collections.abc import Callable, Iterable
 from eagle_rag.context import HookContext, Services
 from eagle_rag.encoders.factory import default_registry
 from eagle_rag.encoders.registry import EncoderRegistry
-from eagle_rag.encoders.versions import apply_encoder_versions
+from eagle_rag.encoders.versions import STATE_PREFIX, EncoderVersion, apply_encoder_versions
 from eagle_rag.ingest.orchestrator import IngestOrchestrator
 from eagle_rag.kernel.audit_sinks import build_audit
 from eagle_rag.kernel.plugin_manager import build_plugin_manager
 from eagle_rag.protocols import LexicalIndex
 from eagle_rag.retrieve.orchestrator import RetrieverOrchestrator
 from eagle_rag.settings import Settings, load_settings
+from eagle_rag.stores.availability import is_unavailable
 from eagle_rag.stores.lexical_indexes import LexicalIndexes
 from eagle_rag.stores.milvus import MilvusVectorStore
 from eagle_rag.stores.registry import SqlDocumentRegistry
@@ -60,9 +61,28 @@ class Runtime:
         )
         self.pm.hook.eagle_register(ctx=self.ctx, encoders=self.encoders)
         # labels eagle-rag reindex moved to another model (asked again by service.health.check_servers)
-        self.versions_applied = apply_encoder_versions(self.registry, self.encoders, self.settings)
+        self.versions_applied = self.load_encoder_versions()
         self.ingestor = IngestOrchestrator(self.pm)
         self.retriever = RetrieverOrchestrator(self.pm)
+
+    def encoder_versions(self) -> list[EncoderVersion]:
+        """Every encoder version ``eagle-rag reindex`` recorded in the registry (``reindex/<label>``)."""
+        registry = self.registry
+        return [EncoderVersion.from_json(raw) for key in registry.state_keys(STATE_PREFIX)
+                if (raw := registry.get_state(key)) is not None]
+
+    def load_encoder_versions(self) -> bool:
+        """Give each label ``eagle-rag reindex`` moved its recorded model (read from the registry here, so
+        opening an engine reaches the registry from this file alone). Returns False when the registry
+        cannot be reached: :func:`eagle_rag.service.health.check_servers` asks again before a request."""
+        try:
+            found = self.encoder_versions()
+        except Exception as exc:
+            if is_unavailable(exc):
+                return False
+            raise
+        apply_encoder_versions(found, self.encoders, self.settings)
+        return True
 
     def request_context(self, namespace: str | None = None) -> HookContext:
         return self.ctx.for_request(namespace)

@@ -13,7 +13,7 @@ vectors do not change. Searches keep using the old collections and the old model
 3. **switch**: ``LABEL`` now resolves to ``MODEL`` (the new encoder is loaded first), and each alias is
    pointed at its new collection. The encoder version is recorded in the registry (``index_state``,
    key ``reindex/<label>``), so every engine opened later uses ``MODEL`` for ``LABEL``
-   (:func:`eagle_rag.encoders.versions.apply_encoder_versions`); ``eagle-rag doctor`` runs, and a finding
+   (:meth:`eagle_rag.kernel.runtime.Runtime.load_encoder_versions`); ``eagle-rag doctor`` runs, and a finding
    the old index did not have rolls the switch back.
 
 The old collections stay until ``reindex --drop-old``; ``reindex --rollback`` brings them up to date
@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from eagle_rag.encoders.errors import EncoderLoadError
 from eagle_rag.encoders.factory import resolve_text_encoder
-from eagle_rag.encoders.versions import STATE_PREFIX, EncoderVersion, Phase, use_model, versions
+from eagle_rag.encoders.versions import STATE_PREFIX, EncoderVersion, Phase, use_model
 from eagle_rag.errors import EagleError, InvalidRequest, NotFound
 from eagle_rag.ingest.dispatch import embed_input
 from eagle_rag.ingest.sentences import sentence_collection
@@ -214,7 +214,7 @@ def _switch(engine: Engine, version: EncoderVersion) -> None:
 
 
 def _only(engine: Engine, label: str | None) -> EncoderVersion:
-    found = versions(engine.registry)
+    found = engine.encoder_versions()
     chosen = [v for v in found if label is None or v.label == label]
     if not chosen:
         raise NotFound(f"no reindex of {label!r} is recorded" if label else "no reindex is recorded",

@@ -28,7 +28,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from eagle_rag.encoders.versions import apply_encoder_versions
 from eagle_rag.errors import EagleError, ServerUnsupported
 from eagle_rag.ops.snapshot_restore import JOURNAL as RESTORE_JOURNAL
 from eagle_rag.stores.availability import is_unavailable, one_line, settings_unavailable
@@ -130,7 +129,7 @@ def check_servers(engine: Engine) -> None:
         StoreUnavailable: the server cannot be reached.
     """
     if not engine.versions_applied:  # the registry was down when the engine opened: ask again
-        engine.versions_applied = apply_encoder_versions(engine.registry, engine.encoders, engine.settings)
+        engine.versions_applied = engine.load_encoder_versions()
     if engine.vectors.is_lite:
         return
     try:
