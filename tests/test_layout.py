@@ -19,12 +19,6 @@ pytestmark = pytest.mark.unit
 
 FRONTS = ("eagle_rag.cli", "eagle_rag.mcp", "eagle_rag.api", "eagle_rag.integrations", "eagle_rag.client")
 """The front ends (the web console lives in ``api``); none imports another, none imports a store."""
-LAUNCHERS = {
-    "eagle_rag.cli.server": {"eagle_rag.api", "eagle_rag.api.logs", "eagle_rag.api.security", "eagle_rag.mcp.server"},
-    "eagle_rag.mcp.server": {"eagle_rag.api.security"},
-}
-"""The only crossings left: ``eagle-rag serve`` and ``eagle-rag mcp`` start the HTTP app and the MCP
-server, and MCP over HTTP checks requests with the API's guard (Host, Origin, API key)."""
 PLUGIN_API_FRONTS = ("eagle_rag.api", "eagle_rag.cli", "eagle_rag.mcp", "eagle_rag.client", "eagle_rag.integrations")
 
 
@@ -50,7 +44,20 @@ def test_no_front_end_imports_another_front_end_or_a_store() -> None:
         bad = {m for m in imports if (front(m) not in (None, own)) or m.startswith("eagle_rag.stores")}
         if bad:
             crossings[module] = bad
-    assert crossings == LAUNCHERS
+    assert crossings == {}
+
+
+def test_serve_and_mcp_start_the_registered_servers() -> None:
+    """``eagle-rag serve`` and ``eagle-rag mcp`` reach the HTTP app and the MCP server through the
+    ``eagle_rag.servers`` entry points, not by import (before: five imports of api and mcp by cli/server.py)."""
+    from eagle_rag.api import create_app
+    from eagle_rag.cli.server import registered_server
+    from eagle_rag.mcp.server import serve
+
+    assert registered_server("http") is create_app
+    assert registered_server("mcp") is serve
+    with pytest.raises(Exception, match="no 'grpc' server is registered"):
+        registered_server("grpc")
 
 
 def test_the_plugin_api_is_short_and_holds_no_front_end() -> None:

@@ -9,9 +9,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from eagle_rag.api import create_app
-from eagle_rag.api.logs import JsonFormatter, RequestIdFilter, request_id_var
-from eagle_rag.api.security import key_matches
 from eagle_rag.engine import Engine
+from eagle_rag.service.guard import key_matches
+from eagle_rag.service.logs import JsonFormatter, RequestIdFilter, request_id_var
 from eagle_rag.settings import load_settings
 from tests.api.helpers import assert_error_shape, make_settings
 from tests.profiles import GENERAL

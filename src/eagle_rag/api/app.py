@@ -29,7 +29,8 @@ from eagle_rag.api.routes_reindex import router as reindex_router
 from eagle_rag.api.routes_search import router as search_router
 from eagle_rag.api.routes_snapshots import router as snapshots_router
 from eagle_rag.api.routes_tools import router as tools_router
-from eagle_rag.api.security import API_KEY_HEADER, GuardPolicy, RequestGuard, api_key_dependency
+from eagle_rag.api.security import api_key_dependency
+from eagle_rag.service.guard import API_KEY_HEADER, GuardPolicy, RequestGuard
 
 if TYPE_CHECKING:
     from eagle_rag.engine import Engine

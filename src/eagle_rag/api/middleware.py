@@ -18,9 +18,9 @@ from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from eagle_rag.api.logs import REQUEST_ID_HEADER, new_request_id, request_id_var
 from eagle_rag.api.metrics import HttpMetrics
 from eagle_rag.service.envelope import as_eagle_error, envelope_for, error_body
+from eagle_rag.service.logs import REQUEST_ID_HEADER, new_request_id, request_id_var
 
 log = logging.getLogger("eagle_rag.api")
 

@@ -3,7 +3,7 @@ server that owns it (``eagle-rag snapshot create|list|delete`` call these when a
 
 ``POST /snapshots`` takes the ingest lock while it flushes and copies the stores: ingests and deletes
 wait for it, searches do not. Guarded like every other route (``api.api_key``, the cross-site and host
-checks of :mod:`eagle_rag.api.security`). There is no restore route: a restore replaces the stores the
+checks of :mod:`eagle_rag.service.guard`). There is no restore route: a restore replaces the stores the
 server has open, so it runs with the server stopped (``eagle-rag snapshot restore``).
 """
 

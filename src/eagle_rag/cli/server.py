@@ -1,6 +1,8 @@
 """``eagle-rag serve`` (HTTP API) and ``eagle-rag mcp`` (MCP server): the long-running front ends.
 
-``cli.py`` adds them with :func:`register_server_commands`.
+``cli/app.py`` adds them with :func:`register_server_commands`. The command line starts each server by
+its name in the ``eagle_rag.servers`` entry points (pyproject.toml: ``http`` is the HTTP API's app
+factory, ``mcp`` the MCP server's runner) and imports neither package: a front end never imports another.
 """
 
 from __future__ import annotations
@@ -18,6 +20,24 @@ import typer
 from eagle_rag.cli.options import ApiKey, Local, Url
 
 log = logging.getLogger("eagle_rag.api")
+SERVERS = "eagle_rag.servers"
+"""The entry point group of the servers ``serve`` and ``mcp`` start."""
+
+
+def registered_server(name: str) -> Callable[..., Any]:
+    """The object registered as ``name`` in the ``eagle_rag.servers`` entry points (``http``: the HTTP
+    API's ``create_app(engine)``; ``mcp``: the MCP server's ``serve(settings, ...)``). Raises SettingsError
+    when the installed package does not register it (a source tree used without ``pip install -e .``)."""
+    from importlib.metadata import entry_points
+
+    from eagle_rag.settings import SettingsError
+
+    found = entry_points(group=SERVERS, name=name)
+    if not found:
+        raise SettingsError(f"no {name!r} server is registered (entry points {SERVERS}): install eagle-rag with "
+                            "pip (pip install -e . in a source tree)")
+    loaded: Callable[..., Any] = next(iter(found)).load()
+    return loaded
 
 
 def _owning_server_class() -> type:
@@ -88,13 +108,12 @@ def serve(
     file left by a killed server is ignored)."""
     import uvicorn
 
-    from eagle_rag.api import create_app
-    from eagle_rag.api.logs import configure_logging
-    from eagle_rag.api.security import exposure_refusal, is_loopback
     from eagle_rag.engine import Engine
     from eagle_rag.errors import InvalidRequest
     from eagle_rag.service.backend import ensure_folder_free, remove_server_file, server_url, write_server_file
+    from eagle_rag.service.guard import exposure_refusal, is_loopback
     from eagle_rag.service.health import mix_refusal
+    from eagle_rag.service.logs import configure_logging
     from eagle_rag.settings import SettingsError, load_settings
 
     settings = load_settings()
@@ -113,7 +132,7 @@ def serve(
     if not is_loopback(bind_host) and not settings.api.api_key.get_secret_value():
         log.warning("serving on %s without an API key (--insecure-no-key)", bind_host)
     with sock, Engine(settings) as engine:
-        app = create_app(engine)
+        app = registered_server("http")(engine)
         if engine.vectors.is_lite:
             engine.vectors.client  # noqa: B018 - take the Milvus Lite lock before announcing the server
         engine.check_servers()  # a Milvus server too old for the settings: one line, exit 2
@@ -139,10 +158,9 @@ def mcp(
     """Serve the read-only MCP tools (core_search, core_get_document, plugins' tools) over stdio or HTTP.
 
     When a server owns the data folder (or with --url), every tool is answered by that server."""
-    from eagle_rag.mcp.server import serve as serve_mcp
     from eagle_rag.settings import load_settings
 
-    serve_mcp(load_settings(), transport, host, port, url=url, api_key=api_key, local=local,
+    registered_server("mcp")(load_settings(), transport, host, port, url=url, api_key=api_key, local=local,
               insecure_no_key=insecure_no_key)
 
 

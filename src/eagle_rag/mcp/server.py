@@ -81,7 +81,7 @@ def serve_http(server: Server[Any], host: str, port: int, api: ApiSettings | Non
     are refused."""
     import uvicorn
 
-    from eagle_rag.api.security import GuardPolicy, RequestGuard
+    from eagle_rag.service.guard import GuardPolicy, RequestGuard
     from eagle_rag.settings import ApiSettings
 
     cfg = api or ApiSettings()
@@ -146,9 +146,9 @@ def serve(settings: Settings, transport: str | None = None, host: str | None = N
 
     Raises InvalidRequest for an unknown transport, ``local`` with ``url``, or HTTP on an address
     other than a loopback one without ``api.api_key`` (unless ``insecure_no_key``)."""
-    from eagle_rag.api.security import exposure_refusal
     from eagle_rag.errors import InvalidRequest
     from eagle_rag.service.backend import resolve_target
+    from eagle_rag.service.guard import exposure_refusal
 
     cfg = settings.mcp
     chosen = transport or cfg.transport

@@ -1,4 +1,5 @@
-"""Who may call the API: the optional key, the cross-site and DNS-rebinding guard, the exposure rule.
+"""Who may call a server (the HTTP API, MCP over HTTP): the optional key, the cross-site and DNS-rebinding
+guard, the exposure rule.
 
 - **API key** (``api.api_key``): the ``X-API-Key`` header (or ``Authorization: Bearer <key>``),
   compared in constant time. Off when the key is empty. ``/health`` stays public; the schema and
@@ -23,12 +24,10 @@
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from fastapi import Request, Security
-from fastapi.security import APIKeyHeader
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -41,9 +40,6 @@ DOCS_PATHS = frozenset({"/openapi.json", "/docs", "/docs/oauth2-redirect", "/red
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
-
-api_key_header = APIKeyHeader(name=API_KEY_HEADER, auto_error=False,
-                              description="required when the server sets api.api_key")
 
 
 class CrossSiteRefused(Forbidden):
@@ -72,18 +68,6 @@ def given_key(headers: Headers) -> str | None:
         return key
     scheme, _, token = headers.get("authorization", "").partition(" ")
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
-
-
-def api_key_dependency(expected: str, public_paths: Collection[str] = PUBLIC_PATHS) -> Callable[..., None]:
-    """A FastAPI dependency that raises :class:`Unauthorized` unless the request carries the key."""
-
-    def require_api_key(request: Request, given: str | None = Security(api_key_header)) -> None:
-        if request.url.path in public_paths:
-            return
-        if not key_matches(given if given is not None else given_key(request.headers), expected):
-            raise Unauthorized(f"missing or wrong {API_KEY_HEADER} header", {"header": API_KEY_HEADER})
-
-    return require_api_key
 
 
 def is_loopback(host: str) -> bool:
