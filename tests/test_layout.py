@@ -80,6 +80,9 @@ def test_the_user_facing_imports_still_work() -> None:
     from eagle_rag.cli import main  # the console script of an install made before the move
     from eagle_rag.client import EagleClient
     from eagle_rag.engine import Engine
-    from eagle_rag.service.backend import Backend
+    from eagle_rag.service.backend import Backend, Searcher
+    from eagle_rag.service.local_backend import LocalBackend
+    from eagle_rag.service.remote_backend import RemoteBackend
 
-    assert callable(main) and issubclass(Engine, Backend) and issubclass(EagleClient, Backend)
+    assert callable(main) and issubclass(Engine, Searcher) and issubclass(EagleClient, Searcher)
+    assert issubclass(LocalBackend, Backend) and issubclass(RemoteBackend, Backend)

@@ -1,5 +1,6 @@
-"""The engine: one Eagle-RAG instance in this process, and the in-process
-:class:`~eagle_rag.service.backend.Backend` (the HTTP client is the other).
+"""The engine: one Eagle-RAG instance in this process, the in-process
+:class:`~eagle_rag.service.backend.Searcher` (the HTTP client is the other), and what the in-process
+:class:`~eagle_rag.service.backend.Backend` (:mod:`eagle_rag.service.local_backend`) runs commands on.
 
 ``Engine`` is a :class:`~eagle_rag.kernel.runtime.Runtime` (settings, plugins, encoders, stores) with
 the public methods users call: :meth:`Engine.search`, :meth:`Engine.ingest`, :meth:`Engine.warm_up`.

@@ -1,6 +1,6 @@
 """``GET /tools`` and ``POST /tools/{name}``: the server's read-only MCP tools over its HTTP API.
 
-``eagle-rag mcp`` uses them while a server owns the data folder (:mod:`eagle_rag.mcp.remote`), so
+``eagle-rag mcp`` uses them while a server owns the data folder (:mod:`eagle_rag.service.remote_tools`), so
 an agent's MCP client and a person's HTTP client share one index. The tools are the ones
 :func:`eagle_rag.service.core_tools.build_tool_registry` builds for the server's engine; a tool's error
 envelope comes back with a 4xx for input the tool cannot use and a 5xx for the server's failures.

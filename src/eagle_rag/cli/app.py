@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -24,6 +24,9 @@ from eagle_rag.ingest.executors import RAY_MISSING, Executor, RayOptions
 from eagle_rag.ops.progress import CommandProgress
 from eagle_rag.settings import Settings, SettingsError, effective_settings
 from eagle_rag.types import Facet
+
+if TYPE_CHECKING:
+    from eagle_rag.service.backend import Backend
 
 app = typer.Typer(help="Eagle-RAG: offline biomedical retrieval.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
@@ -39,14 +42,6 @@ def _settings(**overrides: Any) -> Settings:
     return effective_settings(overrides={k: v for k, v in overrides.items() if v is not None})[0]
 
 
-def _engine(**overrides: Any) -> Any:
-    from eagle_rag.engine import Engine
-
-    return Engine(_settings(**overrides))
-
-
-
-
 def target_for(url: str | None, api_key: str | None, local: bool) -> tuple[Settings, Any]:
     """The settings and the :class:`~eagle_rag.service.backend.Target` of a command (see that module)."""
     from eagle_rag.service.backend import resolve_target
@@ -60,8 +55,13 @@ def ingest_with_progress(engine: Any, paths: list[Path], kb: str, **options: Any
     records from the first one, then each batch's records as they are prepared and its chunks as they are
     embedded (``ingest: 74 records, preparing 30/74 records, 9 s``, ``ingest: 74 records, embedding
     120/380 chunks, 15 s``)."""
-    with CommandProgress("ingest", "records", console=err) as progress:
+    with ingest_progress() as progress:
         return engine.ingest(paths, kb_name=kb, progress=progress.update, stage_progress=progress.stage, **options)
+
+
+def ingest_progress() -> CommandProgress:
+    """The progress display of an ingest in this process (on stderr)."""
+    return CommandProgress("ingest", "records", console=err)
 
 
 SHOWN_RECORD_FAILURES = 10
@@ -144,7 +144,7 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", 
     With --executor ray the same stages run on Ray Data (docs/scale.md) and this process writes the
     data folder, so no server may own it; when every store is a server, write actors write in
     parallel."""
-    from eagle_rag.errors import IngestError
+    from eagle_rag.errors import InvalidRequest
     from eagle_rag.service.backend import open_backend
     from eagle_rag.service.health import parallel_writes
 
@@ -154,23 +154,14 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="files or folders", 
         raise typer.BadParameter("--ray-writers needs server stores (milvus.uri a Milvus server, lexical.backend "
                                  "milvus, registry.url PostgreSQL): an embedded store has one writer, this process",
                                  param_hint="--ray-writers")
-    if ray_options is not None and target.remote:
-        raise typer.BadParameter(f"--executor ray writes the data folder itself, but the server at {target.url} "
-                                 "owns it: stop the server (or ingest through it without --executor ray)",
-                                 param_hint="--executor")
     with open_backend(settings, target, "ingest") as backend:
-        if target.remote:
-            try:
-                report = backend.ingest(paths, kb_name=kb, dry_run=dry_run, max_errors=max_errors)
-            except IngestError as exc:
-                from eagle_rag.service.backend import ingest_report
-
-                report = ingest_report(exc.details.get("report") or {})
-                if not report.failures:
-                    raise
-        else:
-            report = ingest_with_progress(backend, paths, kb, dry_run=dry_run, max_errors=max_errors,
-                                          executor=executor, ray=ray_options)
+        try:
+            report = backend.ingest(paths, kb, dry_run=dry_run, max_errors=max_errors, executor=executor,
+                                    ray=ray_options, progress=ingest_progress())
+        except InvalidRequest as exc:
+            if exc.details.get("field") != "executor":
+                raise
+            raise typer.BadParameter(exc.message, param_hint="--executor") from None  # a server refuses Ray
     if json_out:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -352,12 +343,9 @@ def delete(document_ids: Annotated[list[str], typer.Argument(help="document ids 
     with open_backend(settings, target, "delete") as backend:
         for document_id in document_ids:
             try:
-                if target.remote:
-                    backend.delete_document(document_id, kb_name=kb)
-                else:
-                    _delete_local(backend, document_id, kb)
+                backend.delete_document(document_id, kb_name=kb)
             except NotFound:
-                kbs = _kb_names(backend, target.remote)
+                kbs = backend.kb_names()
                 if kb is not None and kbs is not None and kb not in kbs:
                     raise NotFound(f"there is no kb {kb!r} (kbs: {', '.join(kbs) or 'none'})",
                                    {"kb_name": kb}) from None
@@ -365,7 +353,7 @@ def delete(document_ids: Annotated[list[str], typer.Argument(help="document ids 
                 err.print(f"[yellow]not found[/]: {escape(document_id)}" + (f" in kb {escape(kb)}" if kb else ""))
             except AmbiguousDocument:
                 missing.append(document_id)
-                holders = _kbs_holding(backend, target.remote, document_id)
+                holders = _kbs_holding(backend, document_id)
                 where = f" ({', '.join(holders)})" if holders else ""
                 err.print(f"[yellow]ambiguous[/]: the document id {escape(repr(document_id))} is in several "
                           f"kbs{escape(where)}: pass --kb <name>", soft_wrap=True)
@@ -375,53 +363,30 @@ def delete(document_ids: Annotated[list[str], typer.Argument(help="document ids 
         raise typer.Exit(1)
 
 
-def _kb_names(backend: Any, remote: bool) -> list[str] | None:
-    """The kbs that hold documents: the engine's registry, or the server's ``GET /kbs`` (None when that
-    cannot be read)."""
-    from eagle_rag.errors import EagleError
-
-    if not remote:
-        return sorted(backend.registry.kb_names())
-    try:
-        return sorted(str(item["name"]) for item in backend.kbs())
-    except (EagleError, KeyError, TypeError):
-        return None
-
-
-def _kbs_holding(backend: Any, remote: bool, document_id: str) -> list[str]:
+def _kbs_holding(backend: Backend, document_id: str) -> list[str]:
     """The kbs that hold a document with this id (empty when the kbs cannot be read)."""
-    from eagle_rag import service
     from eagle_rag.errors import NotFound
 
     holders = []
-    for name in _kb_names(backend, remote) or []:
+    for name in backend.kb_names() or []:
         try:
-            if remote:
-                backend.get_document(document_id, kb_name=name)
-            else:
-                service.find_document(backend, document_id, name)
+            backend.get_document(document_id, kb_name=name)
         except NotFound:
             continue
         holders.append(name)
     return holders
 
 
-def _delete_local(engine: Any, document_id: str, kb_name: str | None) -> None:
-    """As ``DELETE /kbs/{kb}/documents/{id}``: every store, the registry and an uploaded source file.
-    Raises NotFound, AmbiguousDocument."""
-    from eagle_rag.service.documents import delete_document
-
-    delete_document(engine, document_id, kb_name)
-
-
 @app.command()
 def demo() -> None:
     """Ingest the bundled sample corpus (first run) and run representative queries."""
+    from eagle_rag.engine import Engine
     from eagle_rag.ops.demo import run_demo
     from eagle_rag.service.backend import require_local
 
-    require_local(_settings(), "demo")
-    with _engine() as engine:
+    settings = _settings()
+    require_local(settings, "demo")
+    with Engine(settings) as engine:
         report = run_demo(engine, console, ingest_with_progress)
     if report.any_failed:
         print_report(report)

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -32,43 +32,20 @@ def doctor(
     """Check every collection: each complete document has exactly its chunks in every store.
 
     While a server owns the data folder the check runs in it; ``--repair`` needs the folder to itself."""
-    from eagle_rag.engine import Engine
     from eagle_rag.errors import InvalidRequest
-    from eagle_rag.ops import doctor as checks
-    from eagle_rag.service.backend import require_local, resolve_target
-    from eagle_rag.service.health import stores_reachable
+    from eagle_rag.service.backend import open_backend, require_local, resolve_target
+    from eagle_rag.service.remote_backend import REPAIR_OVER_HTTP
     from eagle_rag.settings import load_settings
 
     settings = load_settings()
     if repair:
         if url:
-            raise InvalidRequest("doctor --repair works on the data folder itself, not over HTTP: run it on the "
-                                 "server's machine with the server stopped", {"field": "url"})
+            raise InvalidRequest(REPAIR_OVER_HTTP, {"field": "url"})
         require_local(settings, "doctor --repair")
     target = resolve_target(settings, url, api_key, local or repair)
-    if target.url is not None:
-        from eagle_rag.service.backend import open_remote
-
-        with open_remote(target) as client:
-            report = report_from_dict(client.doctor())
-        _show(report, json_out)
-        return
-    require_local(settings, "doctor")
-    with Engine(settings) as engine, stores_reachable(settings):
-        report = checks.check(engine)
-        if repair and report.findings:
-            checks.repair(engine, report)
+    with open_backend(settings, target, "doctor") as backend:
+        report = backend.doctor(repair)
     _show(report, json_out)
-
-
-def report_from_dict(data: dict[str, Any]) -> DoctorReport:
-    """The :class:`DoctorReport` of ``GET /doctor`` (``DoctorReport.to_dict``)."""
-    from eagle_rag.ops.doctor import DoctorReport, Finding
-
-    return DoctorReport(documents=dict(data.get("documents") or {}), chunks=dict(data.get("chunks") or {}),
-                        findings=[Finding(kind=f["kind"], document_id=f["document_id"], detail=f["detail"],
-                                          chunks=dict(f.get("chunks") or {})) for f in data.get("findings") or ()],
-                        actions=list(data.get("actions") or ()), repaired=bool(data.get("repaired")))
 
 
 def _show(report: DoctorReport, json_out: bool) -> None:

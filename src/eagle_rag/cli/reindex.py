@@ -34,25 +34,14 @@ def reindex(
     """Build new versioned collections of an encoder label with another model from the stored chunk texts,
     while searches use the old ones; switch when they are complete and checked. Killed midway, run it
     again: it resumes. The old collections stay for --rollback until --drop-old."""
-    from eagle_rag.ops.reindex import run_request
-    from eagle_rag.service.backend import require_local, resolve_target
+    from eagle_rag.service.backend import open_backend, resolve_target
     from eagle_rag.settings import load_settings
 
     names = [n.strip() for item in collections or () for n in item.split(",") if n.strip()] or None
     settings = load_settings()
     target = resolve_target(settings, url, api_key, local)
-    if target.url is not None:
-        from eagle_rag.service.backend import open_remote
-
-        with open_remote(target, timeout=REMOTE_TIMEOUT_S, retries=0) as client:
-            body = {"encoder": encoder, "collections": names, "dim": dim, "rollback": rollback, "drop_old": drop_old}
-            answer = client.reindex({k: v for k, v in body.items() if v is not None})
-    else:
-        from eagle_rag.engine import Engine
-
-        require_local(settings, "reindex")
-        with Engine(settings) as engine:
-            answer = run_request(engine, encoder, names, dim, roll_back=rollback, drop=drop_old)
+    with open_backend(settings, target, "reindex", timeout=REMOTE_TIMEOUT_S, retries=0) as backend:
+        answer = backend.reindex(encoder, names, dim, rollback=rollback, drop_old=drop_old)
     if json_out:
         print(json.dumps(answer, indent=2))
     elif "action" in answer:

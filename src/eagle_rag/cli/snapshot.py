@@ -1,15 +1,17 @@
 """``eagle-rag snapshot create|list|restore|delete``: snapshots of the data folder (:mod:`eagle_rag.ops.snapshots`).
 
-``create``, ``list`` and ``delete`` go through the server that owns the data folder when one runs
-(``POST``/``GET``/``DELETE /snapshots``), else open the folder directly. ``restore`` replaces the stores,
-so it needs the folder to itself and refuses in one line while a server owns it; after restoring it
-runs the ``doctor`` check and exits 1 when that finds a problem.
+``create``, ``list`` and ``delete`` ask the :class:`~eagle_rag.service.backend.Backend`: the server that
+owns the data folder when one runs (``POST``/``GET``/``DELETE /snapshots``), else this process on the
+folder. ``restore`` replaces the stores, so it needs the folder to itself and refuses in one line while
+a server owns it; after restoring it runs the ``doctor`` check and exits 1 when that finds a problem.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -18,6 +20,7 @@ from rich.table import Table
 from eagle_rag.cli.options import ApiKey, JsonOut, Local, Url
 
 if TYPE_CHECKING:
+    from eagle_rag.service.backend import Backend
     from eagle_rag.settings import Settings
 
 snapshot_app = typer.Typer(help="Snapshots of the data folder: create, list, restore, delete.", no_args_is_help=True)
@@ -32,6 +35,17 @@ def _settings() -> Settings:
     return load_settings()
 
 
+@contextmanager
+def _backend(action: str, url: str | None, api_key: str | None, local: bool) -> Iterator[tuple[Settings, Backend]]:
+    """The settings and the Backend of a snapshot command; the engine opens only for ``create`` (listing
+    and deleting read the snapshot folder)."""
+    from eagle_rag.service.backend import open_backend, resolve_target
+
+    settings = _settings()
+    with open_backend(settings, resolve_target(settings, url, api_key, local), action, lazy=True) as backend:
+        yield settings, backend
+
+
 def _size(total: int) -> str:
     return f"{total / 1e6:.1f} MB"
 
@@ -41,24 +55,12 @@ def create(name: Annotated[str | None, typer.Argument(help="the snapshot's name 
            url: Url = None, api_key: ApiKey = None, local: Local = False, json_out: JsonOut = False) -> None:
     """Copy every store of the data folder (registry, vector collections, lexical index, uploads, plugin
     stores) into a new snapshot under ``snapshot_dir``. Ingests wait while it copies; searches do not."""
-    from eagle_rag.ops.snapshots import check_name, create_snapshot
-    from eagle_rag.service.backend import require_local, resolve_target
+    from eagle_rag.ops.snapshots import check_name
 
-    settings = _settings()
     if name is not None:
         check_name(name)
-    target = resolve_target(settings, url, api_key, local)
-    if target.url is not None:
-        from eagle_rag.service.backend import open_remote
-
-        with open_remote(target) as client:
-            manifest = client.create_snapshot(name)
-    else:
-        from eagle_rag.engine import Engine
-
-        require_local(settings, "snapshot create")
-        with Engine(settings) as engine:
-            manifest = create_snapshot(engine, name).to_dict()
+    with _backend("snapshot create", url, api_key, local) as (_, backend):
+        manifest = backend.create_snapshot(name)
     if json_out:
         print(json.dumps(manifest, indent=2))
         return
@@ -70,19 +72,8 @@ def create(name: Annotated[str | None, typer.Argument(help="the snapshot's name 
 @snapshot_app.command("list")
 def list_(url: Url = None, api_key: ApiKey = None, local: Local = False, json_out: JsonOut = False) -> None:
     """The snapshots of the data folder, oldest first."""
-    from eagle_rag.ops.snapshots import list_snapshots
-    from eagle_rag.service.backend import resolve_target
-
-    settings = _settings()
-    target = resolve_target(settings, url, api_key, local)
-    rows: list[dict[str, Any]]
-    if target.url is not None:
-        from eagle_rag.service.backend import open_remote
-
-        with open_remote(target) as client:
-            rows = client.snapshots()
-    else:
-        rows = [m.summary() for m in list_snapshots(settings)]
+    with _backend("snapshot list", url, api_key, local) as (settings, backend):
+        rows = backend.snapshots()
     if json_out:
         print(json.dumps(rows, indent=2))
         return
@@ -99,10 +90,8 @@ def restore(name: Name, json_out: JsonOut = False) -> None:
     itself: stop the server first. Refuses a snapshot of another store layout or a damaged one before
     anything changes; runs the doctor check afterwards (exit 1 when it finds a problem)."""
     from eagle_rag.cli.doctor import _show
-    from eagle_rag.engine import Engine
-    from eagle_rag.ops import doctor
     from eagle_rag.ops.snapshot_restore import restore_snapshot
-    from eagle_rag.service.backend import require_local
+    from eagle_rag.service.backend import Target, open_backend, require_local
 
     settings = _settings()
     require_local(settings, "snapshot restore")
@@ -110,27 +99,19 @@ def restore(name: Name, json_out: JsonOut = False) -> None:
     if not json_out:
         console.print(f"restored snapshot [bold]{manifest.name}[/] ({manifest.created_at}, "
                       f"{sum(manifest.documents.values())} documents); checking the stores:")
-    with Engine(settings) as engine:
-        report = doctor.check(engine)
+    with open_backend(settings, Target(), "snapshot restore") as backend:  # the folder itself, as restored
+        report = backend.doctor()
     _show(report, json_out)
 
 
 @snapshot_app.command("delete")
 def delete(name: Name, url: Url = None, api_key: ApiKey = None, local: Local = False) -> None:
     """Remove snapshot NAME."""
-    from eagle_rag.ops.snapshots import check_name, delete_snapshot
-    from eagle_rag.service.backend import resolve_target
+    from eagle_rag.ops.snapshots import check_name
 
-    settings = _settings()
     check_name(name)
-    target = resolve_target(settings, url, api_key, local)
-    if target.url is not None:
-        from eagle_rag.service.backend import open_remote
-
-        with open_remote(target) as client:
-            client.delete_snapshot(name)
-    else:
-        delete_snapshot(settings, name)
+    with _backend("snapshot delete", url, api_key, local) as (_, backend):
+        backend.delete_snapshot(name)
     console.print(f"deleted snapshot {name}")
 
 

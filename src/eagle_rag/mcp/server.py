@@ -2,7 +2,8 @@
 
 Serves a :class:`~eagle_rag.service.tools.ToolSource`: the tools of a local engine
 (:func:`eagle_rag.service.core_tools.build_tool_registry`) or, while an ``eagle-rag serve`` owns the data
-folder (or with a URL), the server's tools over its HTTP API (:mod:`eagle_rag.mcp.remote`). Every
+folder (or with a URL), the server's tools over its HTTP API (:mod:`eagle_rag.service.remote_tools`): the
+:class:`~eagle_rag.service.backend.Backend`'s ``tool_source()`` either way. Every
 tool is read-only (annotated so), runs in a worker thread, and answers a JSON object; failures
 answer the one error shape with ``isError`` set. Run with ``eagle-rag mcp`` or
 ``python -m eagle_rag.mcp.server [--transport stdio|http] [--host H] [--port P] [--url URL | --local]``.
@@ -25,7 +26,6 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 
 from eagle_rag import __version__
-from eagle_rag.service.core_tools import build_tool_registry
 from eagle_rag.service.tools import ToolSource
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def _result(payload: dict[str, Any]) -> types.CallToolResult:
 
 def build_server(tools: ToolSource) -> Server[Any]:
     """A low-level MCP server exposing ``tools``; its instructions add the source's ``notice`` when it has
-    one (a server whose profile differs from this process's: :func:`profile_notice`)."""
+    one (a server whose profile differs from this process's: :func:`~eagle_rag.service.remote_tools.profile_notice`)."""
     listed = [types.Tool(name=t.name, title=t.title or None, description=t.description,
                          input_schema=dict(t.input_schema), annotations=_READ_ONLY) for t in tools.tools()]
 
@@ -106,37 +106,20 @@ def run(tools: ToolSource, transport: str = "stdio", host: str = "127.0.0.1", po
         raise ValueError(f"unknown MCP transport {transport!r}; valid values: {', '.join(TRANSPORTS)}")
 
 
-def profile_notice(mine: str, served: str, url: str) -> str:
-    """Why an MCP process gets other tools than its own profile would give: the server at ``url``
-    answers them and runs profile ``served``; empty when the profiles agree (or the server does not say)."""
-    if not served or served == mine:
-        return ""
-    return (f"these tools are those of the Eagle-RAG server at {url}, which runs profile {served!r}; this MCP "
-            f"process's profile {mine!r} does not choose them (start the server with EAGLE_RAG_PROFILE={mine} "
-            f"for that profile's tools, or run eagle-rag mcp --local on a folder no server owns)")
-
-
 @contextmanager
 def open_tools(settings: Settings, target: Target) -> Iterator[ToolSource]:
-    """The tools of ``target``: a server's over HTTP, else a local engine's on the data folder (which
-    must be free: raises FolderInUse otherwise). The engine or client is closed on exit."""
-    if target.url is not None:
-        from eagle_rag.mcp.remote import RemoteToolRegistry
-        from eagle_rag.service.backend import open_remote
+    """The tools of ``target``'s :class:`~eagle_rag.service.backend.Backend`: a server's over HTTP (with a
+    notice, also logged, when its profile is not this process's:
+    :func:`~eagle_rag.service.remote_tools.profile_notice`), else a local engine's on the data folder
+    (which must be free: raises FolderInUse otherwise). Closed on exit."""
+    from eagle_rag.service.backend import open_backend
 
-        with open_remote(target) as client:
-            tools = RemoteToolRegistry(client)
-            tools.notice = profile_notice(settings.profile, str(client.health().get("profile") or ""), target.url)
-            if tools.notice:
-                log.warning("eagle-rag mcp: %s", tools.notice)
-            yield tools
-        return
-    from eagle_rag.engine import Engine
-    from eagle_rag.service.backend import require_local
-
-    require_local(settings, "eagle-rag mcp")
-    with Engine(settings) as engine:
-        yield build_tool_registry(engine)
+    with open_backend(settings, target, "eagle-rag mcp") as backend:
+        tools = backend.tool_source()
+        notice = str(getattr(tools, "notice", "") or "")
+        if notice:
+            log.warning("eagle-rag mcp: %s", notice)
+        yield tools
 
 
 def serve(settings: Settings, transport: str | None = None, host: str | None = None, port: int | None = None,

@@ -6,7 +6,9 @@ server side, the framework retrievers and the console.
 - :mod:`eagle_rag.service.documents`: get, list and delete documents;
 - :mod:`eagle_rag.service.health`: is the index ready to answer;
 - :mod:`eagle_rag.service.backend`: the :class:`~eagle_rag.service.backend.Backend` protocol and
-  where a command runs (this process's engine or a server's HTTP API).
+  where a command runs: :mod:`~eagle_rag.service.local_backend` (this process's engine) or
+  :mod:`~eagle_rag.service.remote_backend` (a server's HTTP API, whose MCP tools are
+  :mod:`~eagle_rag.service.remote_tools`).
 """
 
 from eagle_rag.service.documents import (
