@@ -66,7 +66,7 @@ def _answers(uri: str) -> bool:
     from pymilvus import MilvusClient
 
     try:
-        client = MilvusClient(uri=uri, timeout=3)
+        client = MilvusClient(uri=uri, timeout=3, dedicated=True)
         client.get_server_version()
         client.close()
         return True

@@ -211,11 +211,23 @@ def test_db_name_is_ignored_on_lite(milvus_lite_path: Path, store: MilvusVectorS
         other.close()
 
 
-def test_the_client_pings_only_during_calls_every_five_minutes(store: MilvusVectorStore) -> None:
+def test_the_client_pings_only_during_calls_every_five_minutes(milvus_lite_path: Path) -> None:
     """pymilvus's own channel pings every 10 s, idle or not (keepalive 10000 ms, permitted without calls);
     milvus-lite's gRPC server answers the third idle ping with GOAWAY too_many_pings, and a call that meets
     that close fails ("Fail connecting to server", a CI failure of the server store suite). The store's
-    channel pings every 300000 ms = 5 min, and not at all while idle."""
-    options = store.client._get_connection()._grpc_options
-    assert options["grpc.keepalive_time_ms"] == 5 * 60 * 1000
-    assert options["grpc.keepalive_permit_without_calls"] is False
+    channel pings every 300000 ms = 5 min, and not at all while idle: also when another client of this
+    process reached the same address first (pymilvus would hand the store that client's connection)."""
+    from pymilvus import MilvusClient
+
+    first = MilvusClient(uri=str(milvus_lite_path), timeout=3)
+    first.list_collections()
+    store = MilvusVectorStore(milvus_lite_path)
+    try:
+        connection = store.client._get_connection()
+        assert connection is not first._get_connection()
+        assert connection._grpc_options["grpc.keepalive_time_ms"] == 5 * 60 * 1000
+        assert connection._grpc_options["grpc.keepalive_permit_without_calls"] is False
+        first.close()
+        assert store.has_collection("absent") is False  # the store's own connection outlives the other
+    finally:
+        store.close()

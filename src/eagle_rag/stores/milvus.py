@@ -36,7 +36,11 @@ GRPC_OPTIONS = {"grpc.keepalive_time_ms": 300_000, "grpc.keepalive_permit_withou
 """gRPC channel options of every client. pymilvus pings every 10 s, also on an idle channel; the gRPC server
 of milvus-lite (the one a ``.db`` file starts, and ``python -m milvus_lite server``) accepts one ping per
 5 minutes without data and after the third closes the connection (GOAWAY ``too_many_pings``): a call that
-meets that close fails with "Fail connecting to server". So: ping only while a call is open, every 5 minutes."""
+meets that close fails with "Fail connecting to server". So: ping only while a call is open, every 5 minutes.
+
+The store's connection is its own (``dedicated``): pymilvus otherwise shares one connection among all the
+clients of a process that name the same address, with the options and connect timeout of whichever client
+came first, and re-connects it with that timeout after 30 s idle."""
 
 
 _AUTH_CODES = frozenset({1800, 1801})
@@ -152,7 +156,7 @@ class MilvusVectorStore:
                     Path(self._uri).parent.mkdir(parents=True, exist_ok=True)
                 try:
                     client = MilvusClient(uri=self._uri, token=self._token, timeout=self._timeout,
-                                          grpc_options=GRPC_OPTIONS)
+                                          grpc_options=GRPC_OPTIONS, dedicated=True)
                     if self._db_name and not self.is_lite:
                         if self._db_name not in client.list_databases():
                             client.create_database(self._db_name)
@@ -160,7 +164,8 @@ class MilvusVectorStore:
                         # Milvus 2.3 answers UNIMPLEMENTED
                         client.close()
                         client = MilvusClient(uri=self._uri, token=self._token, timeout=self._timeout,
-                                              db_name=self._db_name, grpc_options=GRPC_OPTIONS)
+                                              db_name=self._db_name, grpc_options=GRPC_OPTIONS,
+                                              dedicated=True)
                     capabilities = read_capabilities(client)
                 except MilvusException as exc:
                     if is_login_refused(exc):
