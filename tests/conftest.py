@@ -52,3 +52,22 @@ def local_ray() -> Iterator[None]:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
     yield
     ray.shutdown()
+
+
+SHARED_SERVER_FILES = {
+    "tests/ingest/test_ray_ingest.py": "ray",
+    "tests/servers_at_scale/test_ray_writers.py": "ray",
+    "tests/servers_at_scale/test_capabilities.py": "milvus235",
+    "tests/servers_at_scale/test_store_suites.py": "milvus235",
+}
+"""Files whose session servers must not start twice when ``make test`` runs the suite on two workers
+(pytest-xdist, ``--dist loadgroup``): one local Ray (2 CPUs) and one Milvus 2.3.5 standalone per run."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Give every test the xdist group of its file (a file's module fixtures are built once, on one worker),
+    or of the files it shares a session server with (SHARED_SERVER_FILES)."""
+    root = Path(str(config.rootpath))
+    for item in items:
+        path = Path(str(item.path)).relative_to(root).as_posix()
+        item.add_marker(pytest.mark.xdist_group(SHARED_SERVER_FILES.get(path, path)))

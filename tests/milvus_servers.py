@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MILVUS_VENV = Path(os.environ.get("EAGLE_RAG_TEST_MILVUS_VENV", ROOT / ".venv-milvus"))
 MILVUS_SERVER_VERSION = "2.3.5"
 POSTGRES_URL = os.environ.get("EAGLE_RAG_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-START_TIMEOUT_S = 180.0
+START_TIMEOUT_S = 300.0
 
 
 def unavailable(reason: str) -> None:

@@ -73,7 +73,7 @@ def test_document_chunks(client, api_engine):
 
 def test_kbs(client, api_engine):
     kbs = {kb["name"]: kb for kb in client.get("/kbs").json()["kbs"]}
-    assert set(kbs) == {"demo", "tagged"}
+    assert {"demo", "tagged"} <= set(kbs)  # tests of the upload routes add kbs to this session's engine
     assert kbs["tagged"] == {"name": "tagged", "documents": 4, "complete": 4, "pending": 0, "failed": 0}
     assert kbs["demo"]["documents"] == api_engine.registry.count(kb_name="demo")
 
