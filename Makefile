@@ -30,9 +30,9 @@ lint: $(DEV)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy src/eagle_rag src/eagle_rag_biomed src/eagle_rag_datasets
 
-# two pytest workers (pytest-xdist): one file, or the files that share a server, per group (tests/conftest.py)
+# two pytest workers (pytest-xdist): one file, or the files that share a server, per worker (tests/conftest.py)
 test: $(DEV) lint
-	$(BIN)/pytest -n 2 --dist loadgroup
+	$(BIN)/pytest -n 2
 
 bench: $(BASE)
 	$(BIN)/python bench/bench_scifact.py

@@ -61,13 +61,18 @@ SHARED_SERVER_FILES = {
     "tests/servers_at_scale/test_store_suites.py": "milvus235",
 }
 """Files whose session servers must not start twice when ``make test`` runs the suite on two workers
-(pytest-xdist, ``--dist loadgroup``): one local Ray (2 CPUs) and one Milvus 2.3.5 standalone per run."""
+(pytest-xdist): one local Ray (2 CPUs) and one Milvus 2.3.5 standalone per run."""
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Give every test the xdist group of its file (a file's module fixtures are built once, on one worker),
-    or of the files it shares a session server with (SHARED_SERVER_FILES)."""
-    root = Path(str(config.rootpath))
-    for item in items:
-        path = Path(str(item.path)).relative_to(root).as_posix()
-        item.add_marker(pytest.mark.xdist_group(SHARED_SERVER_FILES.get(path, path)))
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """Schedule by file, as ``--dist loadfile`` does (a file's module fixtures are built once, on one worker),
+    except that the files of SHARED_SERVER_FILES that name one server run on one worker. (xdist's own
+    ``loadgroup`` with ``xdist_group`` marks did not keep a group on one worker with pytest 9.2 / xdist 3.8.)"""
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedServerScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return SHARED_SERVER_FILES.get(path, path)
+
+    return SharedServerScheduling(config, log)
