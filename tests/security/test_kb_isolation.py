@@ -90,6 +90,7 @@ def test_the_kb_path_reads_and_deletes_only_that_kbs_copy(server: Server, hijack
 
 def test_the_mcp_get_tool_takes_a_kb(server: Server) -> None:
     with server.client() as client:
+        client.delete("/kbs/evil/documents/abs-008")  # the hijack upload's copy, where a test left it (404 if not)
         ingest(client, "evil", "again.jsonl", HIJACK)
         ambiguous = client.post("/tools/core_get_document", json={"document_id": "abs-008"})
         chosen = client.post("/tools/core_get_document", json={"document_id": "abs-008", "kb_name": "evil"})
