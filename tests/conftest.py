@@ -64,6 +64,7 @@ SHARED_SERVER_FILES = {
 (pytest-xdist): one local Ray (2 CPUs) and one Milvus 2.3.5 standalone per run."""
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest without xdist must not call it unknown
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """Schedule by file, as ``--dist loadfile`` does (a file's module fixtures are built once, on one worker),
     except that the files of SHARED_SERVER_FILES that name one server run on one worker. (xdist's own
