@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from eagle_rag.plugin_api import EagleError
-from eagle_rag.plugin_api.commands import CommandProgress, Target, load_settings, open_backend, resolve_target
+from eagle_rag.plugin_api.commands import CommandProgress, Target, load_settings, open_remote, resolve_target
 from eagle_rag_datasets.errors import DatasetsError
 from eagle_rag_datasets.evaluate import METRICS, evaluate_engines, parse_engines, read_queries
 from eagle_rag_datasets.reply.advice import naming_control
@@ -45,7 +45,7 @@ def _server(url: str | None, api_key: str | None, local: bool, cards: Path | Non
 
 def _remote(target: Target, call: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
     try:
-        with open_backend(load_settings(), target, "datasets") as client:
+        with open_remote(target) as client:  # the catalog's routes: the HTTP client's datasets_* methods
             return call(client)
     except EagleError as exc:
         raise _fail(exc) from None

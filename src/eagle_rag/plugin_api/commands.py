@@ -11,7 +11,7 @@ from __future__ import annotations
 from eagle_rag.engine import Engine
 from eagle_rag.ops.demo import sample_dir
 from eagle_rag.ops.progress import CommandProgress
-from eagle_rag.service.backend import Target, open_backend, resolve_target
+from eagle_rag.service.backend import Target, open_backend, open_remote, resolve_target
 from eagle_rag.service.requests import FilterValue, PlainText, parse_mode
 from eagle_rag.service.tools import tool_error
 from eagle_rag.settings import effective_settings, load_settings
@@ -25,6 +25,7 @@ __all__ = [
     "effective_settings",
     "load_settings",
     "open_backend",
+    "open_remote",
     "parse_mode",
     "resolve_target",
     "sample_dir",

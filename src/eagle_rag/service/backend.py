@@ -14,7 +14,8 @@ A command goes through the HTTP API of a server when one is named (``--url`` or 
 with ``--api-key`` or ``EAGLE_RAG_API_KEY``) or when a live ``eagle-rag serve`` owns the data folder
 (``<data_dir>/server.json``); otherwise, or with ``--local``, it opens the folder itself, after
 checking that no server or other process holds it (:func:`eagle_rag.client.server_file.ensure_folder_free`).
-Plugins reach this through :mod:`eagle_rag.plugin_api.commands` (``resolve_target`` / ``open_backend``).
+Plugins reach this through :mod:`eagle_rag.plugin_api.commands` (``resolve_target`` / ``open_backend``, and
+``open_remote`` for a server's client, to call their own routes on it).
 """
 
 from __future__ import annotations
@@ -201,7 +202,8 @@ def open_backend(settings: Settings, target: Target, action: str = "this command
 @contextmanager
 def open_remote(target: Target, **options: Any) -> Iterator[EagleClient]:
     """The HTTP client of a remote ``target`` (``options``: ``timeout``, ``retries``), closed on exit: what
-    :func:`borrow_backend` searches through. Raises InvalidRequest for a local target."""
+    :func:`borrow_backend` searches through, and a plugin's routes on a server (the datasets catalog's
+    ``datasets_search`` / ``datasets_check``). Raises InvalidRequest for a local target."""
     if target.url is None:
         raise InvalidRequest("this target is the local data folder, not a server", {"field": "url"})
     from eagle_rag.client.http import EagleClient

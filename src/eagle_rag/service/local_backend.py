@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 class LocalBackend:
     """The commands of the data folder of ``settings``, run on ``engine`` (left open: its owner closes
     it), or on an engine opened at first need (after checking that the folder is free) and closed by
-    :meth:`close`. Other attributes are the engine's."""
+    :meth:`close`."""
 
     def __init__(self, settings: Settings, engine: Engine | None = None, action: str = "this command") -> None:
         self.settings = settings
@@ -47,11 +47,6 @@ class LocalBackend:
             ensure_folder_free(self.settings.data_path, self.settings.milvus_uri, self.action)
             self._engine = self._opened = Engine(self.settings)
         return self._engine
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.engine, name)
 
     def search(self, request: SearchRequest) -> SearchResponse:
         return self.engine.search(request)

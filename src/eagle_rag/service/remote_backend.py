@@ -27,16 +27,11 @@ REPAIR_OVER_HTTP = ("doctor --repair works on the data folder itself, not over H
 
 class RemoteBackend:
     """The commands of the server behind ``client`` (closed by :meth:`close`); ``profile`` is this
-    process's, for the notice of :meth:`tool_source`. Other attributes are the client's."""
+    process's, for the notice of :meth:`tool_source`."""
 
     def __init__(self, client: EagleClient, profile: str = "") -> None:
         self.client = client
         self.profile = profile
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.client, name)
 
     def search(self, request: SearchRequest) -> SearchResponse:
         return self.client.search(request)
