@@ -50,6 +50,12 @@ DEFAULT_CARDS = Path(__file__).parents[1] / "data" / "cards.jsonl"
 MAX_IDS = 1000
 
 
+VERSION_SUFFIX = re.compile(r"[-_ ]?[vV]?\d+(?:\.\d+)*$")
+"""A release number after a name ("OSIRISv1.2", "MedMentions-2"), dropped when no card carries the whole name."""
+FAMILY_MIN = 5
+"""The letters a name must have to stand for the family of cards whose names start with it ("BioVITA")."""
+
+
 class DatasetCatalog:
     """Dataset cards plus the indexes that search them. Card ids must be unique."""
 
@@ -234,9 +240,25 @@ class DatasetCatalog:
         return self._groups[(kind, group)]
 
     def _named_cards(self, token: str) -> tuple[frozenset[int], frozenset[int]]:
+        """The cards carrying a name-like token (at a full lexical tier), and those whose own name, alias or
+        id it is; when none carries it, the family it opens: the cards whose name or id starts with it
+        ("BioVITA" for BioVITAT2IReranking, BioVITAA2IReranking, ...), both carrying it and named by it; a name
+        with a release number no card carries is read without it (:data:`VERSION_SUFFIX`)."""
         result = find_matches(self.matcher, parse_query(token), self.card_ids, self.synonyms(), True)
         carrying = frozenset(h.ordinal for h in result.hits if h.tier >= Tier.TYPO)
+        if not carrying and (base := VERSION_SUFFIX.sub("", token)) != token and len(base) >= 3:
+            return self._named_cards(base)  # "OSIRISv1.2": the card of OSIRIS, whatever release it describes
+        if not carrying and len(key := re.sub(r"[^0-9a-z]+", "", token.lower())) >= FAMILY_MIN:
+            family = frozenset(i for i, names in enumerate(self._compact_names)
+                               if any(n.startswith(key) for n in names))
+            return family, family
         return carrying, frozenset(h.ordinal for h in result.hits if h.tier in (Tier.EXACT, Tier.ALIAS))
+
+    @cached_property
+    def _compact_names(self) -> list[tuple[str, ...]]:
+        """Each card's name, aliases and id (without its source prefix), lower case, letters and digits only."""
+        return [tuple(re.sub(r"[^0-9a-z]+", "", text.lower()) for text in (card.id.rsplit("/", 1)[-1], card.name,
+                                                                            *card.aliases)) for card in self.cards]
 
     def get(self, card_id: str) -> DatasetCard | None:
         index = self._by_id.get(card_id)

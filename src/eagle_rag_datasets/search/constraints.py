@@ -114,21 +114,33 @@ _EXCLUDED_NAMES = re.compile(
 """A negation and the (up to four) words after it that may name datasets the request rules out."""
 _CAPITALISED = re.compile(r"[A-Za-z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*|[A-Z][A-Za-z0-9-]*[A-Z0-9]")
 """A word with two capitals or more, or letters and digits ("GENIA", "GE", "MedDialog", "PKUSEG")."""
+_EXCLUDABLE = re.compile(_CAPITALISED.pattern + r"|(?<![\w.-])[vV]\d{1,2}(?![\w-])")
+"""A word that may name the datasets a negation rules out: a name word, or a version ("not the v2 versions")."""
 _VERSIONED = re.compile(r"(?<![\w-])([A-Za-z][\w-]*[A-Z0-9][\w-]*|[A-Z]{3,})\s*((?:19|20)\d{2})(?!\d)")
 """A dataset name followed by a year ("i2b2 2012", "CHIP 2020")."""
 _RELATIVE = re.compile(r"\b(?:before|after|prior to|earlier than|later than|since|until|older than|newer than)\W*$",
                        re.IGNORECASE)
 _RELATIVE_AFTER = re.compile(r"\s*(?:之前|以前|之后|以后|前的|后的|and (?:earlier|later|before|after))", re.IGNORECASE)
 _ACRONYM = re.compile(r"^\W*([A-Z]{4,})(?![\w-])")
-"""An all-capitals word of four or more letters opening the request ("TCGA pathology reports")."""
+"""An all-capitals word of four or more letters opening the request ("TCGA pathology reports"): a name when a
+data noun follows it (:data:`DATA_NOUNS`) or the request is short, not in "GDPR makes it impossible ..."."""
+SHORT_REQUEST = 4
+"""Words of a request short enough that an opening acronym is what it asks for ("TCGA", "CPRD primary care")."""
 _NAME_LIKE = re.compile(r"(?<![\w-])((?:[A-Za-z]*[a-z][A-Z][A-Za-z]*|[A-Za-z]+\d+[A-Za-z0-9]*|[A-Za-z]+-\d+[A-Za-z]*"
                         r"|[A-Z]{3,}-(?:I{1,3}|IV|V|VI)|[A-Z]{2,}-[A-Z]{2,})(?:-[A-Za-z0-9]+)*)(?![\w-])")
 
 
 NEGATION = re.compile(
-    r"(?:\b(?:not|non|no|except|excluding|exclude|without|but not|other than|rather than|instead of|apart from)"
-    r"(?: in| the| any)?|不要|不需要|不用|不含|不包括|排除|除了|除去|除|非|不是|并非|而非)\s*$")
-"""A cue right before a term that excludes it ("not English", "non-English", "不要越南语")."""
+    r"(?:\b(?:not|non|no|except|excluding|exclude|without|but not|other than|rather than|instead of|apart from"
+    r"|none (?:of them )?(?:that|which) (?:involves?|includes?|uses?|contains?|has|have|holds?)"
+    r"|(?:that|which) (?:do|does) not (?:involve|include|use|contain|have|hold))"
+    r"(?: in| the| any)?|不要|不需要|不用|不含|不包括|排除|除了|除去|除|非|不是|并非|而非)"
+    r"(?:\s*(?:,|、|\band\b|\bor\b|\bnor\b|和|或|及))*\s*$")
+"""A cue right before a term that excludes it ("not English", "non-English", "不要越南语"); the terms of a
+list after it are read with the earlier ones blanked ("excluding Dutch and Persian")."""
+TRANSLATED_FROM = re.compile(r"\b(?:translat\w*|machine[ -]translated)\s+(?:\w+\s+){0,2}?from\s*$|[从由]\s*$")
+"""Words before a language that make it the source of a translation ("translated from English", "从英文翻译"):
+the data is in the other language (a Chinese 从/由 counts only when 翻译 or 译 follows the language)."""
 EXCLUDING = (r"(?:\b(?:not|non|no|except|excluding|exclude|without|but not|other than|rather than|instead of|"
              r"apart from)(?:[\s-]+(?:in|the|any))?"
              r"|不要|不需要|不用|不含|不包括|排除|除了|除去|除|非|不是|并非|而非)[\s-]*")
@@ -267,6 +279,13 @@ def _misspelt_languages(text: str, taken: list[tuple[str, int]], known: Callable
     return out
 
 
+def _translated_from(before: str, after: str) -> bool:
+    """Whether a language between ``before`` and ``after`` is the source of a translation
+    (:data:`TRANSLATED_FROM`)."""
+    found = TRANSLATED_FROM.search(before)
+    return found is not None and (found.group(0).strip() not in "从由" or after.lstrip().startswith(("翻译", "译")))
+
+
 def _blank(text: str, spans: list[tuple[str, int]]) -> str:
     """``text`` with each ``(word, start)`` span turned into spaces."""
     for word, start in spans:
@@ -328,9 +347,14 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
     for word, start in taken:
         by_code.setdefault(codes[word], []).append((word, start))
     labels = language_words()
+    ordered = sorted(taken, key=lambda place: place[1])
+    prefix = {i: _blank(spoken[:i], ordered[:n]) for n, (_, i) in enumerate(ordered)}
     for code, places in by_code.items():
         label = labels[code][0]
-        positive = [(w, i) for w, i in places if not NEGATION.search(spoken[:i])]
+        places = [(w, i) for w, i in places if not _translated_from(prefix[i], spoken[i + len(w):])]
+        if not places:
+            continue
+        positive = [(w, i) for w, i in places if not NEGATION.search(prefix[i])]
         if positive:
             found.append(Constraint(ConstraintKind.LANGUAGE, positive[0][0], label,
                                     languages.get(code, frozenset()) | unknown))
@@ -340,15 +364,24 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
     rest = _blank(folded, taken)
     group_words_, owners = _group_table()
     said: dict[tuple[ConstraintKind, str], str] = {}
-    for word, start in _occurrences(rest, group_words_):
+    negated: dict[tuple[ConstraintKind, str], str] = {}
+    places = sorted(_occurrences(rest, group_words_), key=lambda place: place[1])
+    for n, (word, start) in enumerate(places):
+        before = _blank(rest[:start], places[:n])  # "none that involve audio recordings": both negated
         for kind, group in owners[word]:
-            if (kind, group) not in said and not NEGATION.search(rest[:start]) and not (
-                    kind is ConstraintKind.COUNTRY and CONTEXT.search(rest[:start])):
+            if NEGATION.search(before):
+                if kind is ConstraintKind.MODALITY:
+                    negated.setdefault((kind, group), word)
+            elif (kind, group) not in said and not (kind is ConstraintKind.COUNTRY and CONTEXT.search(before)):
                 said[(kind, group)] = word
+    everyone = frozenset().union(*languages.values(), unknown) if negated else frozenset()
     for kind, table in GROUPS.items():  # in the order of the tables
         for group, (label, _, _) in table.items():
             if (kind, group) in said:
                 found.append(Constraint(kind, said[(kind, group)], label, groups(kind, group)))
+            elif (kind, group) in negated:  # "none that involve audio recordings": the cards without it
+                found.append(Constraint(kind, negated[(kind, group)], f"something other than {label}",
+                                        everyone - groups(kind, group), excluded=True))
     text = unicodedata.normalize("NFKC", query)
     excluded = _excluded_names(text, name_words) if name_words is not None else {}
     for token, cards in excluded.items():
@@ -360,7 +393,8 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
         carrying, own = named(token)
         if _is_name(text, match, bool(carrying)):
             found.append(Constraint(ConstraintKind.NAME, token, token, carrying, own))
-    if (acronym := _ACRONYM.match(text)) is not None and not _NAME_LIKE.match(text[acronym.start(1):]):
+    if (acronym := _ACRONYM.match(text)) is not None and not _NAME_LIKE.match(text[acronym.start(1):]) and (
+            DATA_NOUNS.search(text[acronym.end(1):]) or len(text.split()) <= SHORT_REQUEST):
         carrying, own = named(acronym.group(1))
         if not carrying:  # an acronym some card carries is found by the lexical tiers; this one names no card
             found.append(Constraint(ConstraintKind.NAME, acronym.group(1), acronym.group(1), carrying, own))
@@ -388,15 +422,66 @@ def _excluded_names(text: str, name_words: Callable[[str], frozenset[int]]) -> d
         depth = 0
         for token in cue.group(1).split():
             depth += token[0] in "(（"
-            for word in _CAPITALISED.findall(token):
+            for word in _EXCLUDABLE.findall(token):
                 if word not in out and (hit := name_words(word)):
                     out[word] = hit
             if token[-1] in ")）":
                 if not depth:  # "(not datasets) from the CMeKG project": the negation ends with its bracket
                     break
                 depth -= 1
+    for clause in _negated_clauses(text):
+        for word in _EXCLUDABLE.findall(clause):
+            if word not in out and (hit := name_words(word)):
+                out[word] = hit
     everyone = name_words("")
     return {word: everyone - hit for word, hit in out.items()}
+
+
+_SENTENCE = re.compile(r"[^。；;!?！？\n]+")
+_CLAUSE = re.compile(r"[^，,：:]+")
+_POST_NEGATION = re.compile(r"(?:不需要|不要|不用|用不到|用不上|不考虑)了?\W*$")
+"""A Chinese clause that ends by ruling out what it names ("ICD-10 和 ICD-11 ... 不需要", "...任务不要")."""
+_BARE_NEGATION = re.compile(r"^\W*(?:这次|这回|暂时|目前|就|都|也|先)*(?:不需要|不要|不用|用不到|用不上|不考虑)了?\W*$")
+"""A clause that is only the negation ("这次不需要"): it rules out what the clause before it names."""
+
+
+_CUE = re.compile(r"(?:\b(?:not|except|excluding|exclude|without|other than|rather than|instead of|apart from"
+                  r"|none (?:of them )?(?:that|which)|(?:that|which) (?:do|does) not)\b"
+                  r"|不要|不需要|不用|不含|不包括|排除|除了|除去)"
+                  r"[^,;.!?，。；：:()（）]*", re.IGNORECASE)
+"""A negation and the rest of its clause ("but not the v2 versions with the added Dutch prompt")."""
+
+
+def asked_text(text: str, constraints: list[Constraint]) -> str:
+    """``text`` without the spans that rule out what an excluded constraint names ("but not the v2 versions
+    ...", "ICD-10 和 ICD-11 我们已经有了，这次不需要"): what is ruled out is not asked for, so its words should
+    match nothing. The text as it is when nothing excluded is named, or nothing would be left."""
+    terms = [c.term.lower().replace("_", " ") for c in constraints if c.excluded]
+    if not terms:
+        return text
+    spans = [m.group(0) for m in _CUE.finditer(text)] + _negated_clauses(text)
+    out = text
+    for span in spans:
+        folded = span.lower().replace("_", " ")
+        if any(term in folded for term in terms):
+            out = out.replace(span, " ")
+    out = " ".join(out.split())
+    return out if out.strip(" ,;.!?，。；：:") else text
+
+
+def _negated_clauses(text: str) -> list[str]:
+    """The clauses of ``text`` that a negation after them rules out: a clause ending in one, or the clause
+    before a clause that is nothing but one ("ICD-10 和 ICD-11 我们已经有了，这次不需要"), with that one."""
+    out = []
+    for sentence in _SENTENCE.findall(text):
+        clauses = list(_CLAUSE.finditer(sentence))
+        for i, clause in enumerate(clauses):
+            if _BARE_NEGATION.match(clause.group()):
+                if i:
+                    out.append(sentence[clauses[i - 1].start():clause.end()])
+            elif _POST_NEGATION.search(clause.group()):
+                out.append(clause.group())
+    return out
 
 
 IMAGE_GROUPS = ("mri", "ct", "xray", "ultrasound", "histopathology", "dermoscopy", "fundus")

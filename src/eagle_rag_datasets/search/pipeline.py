@@ -25,7 +25,7 @@ from eagle_rag_datasets.reply.build import Judgement, build_response, to_hit
 from eagle_rag_datasets.reply.explain import explain_hit
 from eagle_rag_datasets.reply.response import DatasetSearchResponse
 from eagle_rag_datasets.search.candidates import find_matches
-from eagle_rag_datasets.search.constraints import Constraint, ConstraintKind
+from eagle_rag_datasets.search.constraints import Constraint, ConstraintKind, asked_text
 from eagle_rag_datasets.search.engines import Engine
 from eagle_rag_datasets.search.fusion import fuse, fusion_weights
 from eagle_rag_datasets.search.matching import Coverage, scoring_terms
@@ -66,15 +66,32 @@ def _semantic(catalog: DatasetCatalog, request: DatasetQuery, engine: Engine,
     return index.scores(semantic_text(request.text, constraints), short=weight <= SHORT_WEIGHT)
 
 
+def _with_named(hits: list[RankedHit], constraints: list[Constraint], card_ids: list[str]) -> list[RankedHit]:
+    """``hits`` plus the cards a query names by their own name, alias or id that no tier found ("the Chinese
+    version of ICD-9 ... ICD-10 we already have": the other words are the asker's context): a partial
+    match (noted ``named``), which the fusion ranks first (:func:`.fusion.fuse`)."""
+    taken = {h.ordinal for h in hits}
+    out = list(hits)
+    for constraint in constraints:
+        if constraint.kind is not ConstraintKind.NAME or constraint.excluded:
+            continue
+        for card in sorted(constraint.named - taken):
+            out.append(RankedHit(card, card_ids[card], Tier.PARTIAL, 0.0, 0.0, notes={"named": constraint.term}))
+            taken.add(card)
+    return out
+
+
 def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchResponse:
     """Answer a validated request (:meth:`DatasetQuery.validated`) over ``catalog``."""
     engine = Engine.from_str(request.engine)
-    hits, base, scoring = _candidates(catalog, request, engine)
+    constraints = catalog.constraints(request.text) if engine is not Engine.SUBSTRING else []
+    asked = replace(request, text=asked_text(request.text, constraints))  # without what it rules out
+    hits, base, scoring = _candidates(catalog, asked, engine)
     partial_hidden = sum(1 for h in hits if h.tier is Tier.PARTIAL) if request.strict else 0
     if request.strict:
         hits = [h for h in hits if h.tier is not Tier.PARTIAL]
     allowed, sets = catalog.facets.allowed(request.active_filters())
-    constraints = catalog.constraints(request.text) if engine is not Engine.SUBSTRING else []
+    hits = _with_named(hits, constraints, catalog.card_ids)
     restricting = [c.cards for c in constraints if c.restricts]
     satisfying = frozenset.intersection(*restricting) if restricting else None
     kept = [h for h in hits if (allowed is None or h.ordinal in allowed)
@@ -86,13 +103,13 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
     if engine is not Engine.SUBSTRING and head:
         scores = catalog.engine(engine).scores(scoring_terms(scoring), {h.ordinal for h in head})
         as_of = request.as_of or date.today()
-        checks = phrase_checks(parse_query(request.text))
+        checks = phrase_checks(parse_query(asked.text))
         for hit in head:
             hit.score = scores.get(hit.ordinal, 0.0)
             hit.prior = prior(catalog.cards[hit.ordinal].license_verdict, as_of)
             hit.proximity = proximity(checks, catalog.flat_texts[hit.ordinal]) if checks else 0.0
     ranked = order(head, use_prior=request.prior) + tail  # the tail is only counted, never shown
-    semantic = _semantic(catalog, request, engine, constraints)
+    semantic = _semantic(catalog, asked, engine, constraints)
     narrow = [c.cards for c in constraints if c.kind is ConstraintKind.LANGUAGE and not c.excluded]
     if semantic is not None and narrow and len(frozenset.intersection(*narrow)) <= NARROW:
         semantic = replace(semantic, floor=semantic.complete, complete=-1.0)

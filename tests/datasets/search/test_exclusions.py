@@ -1,0 +1,118 @@
+"""What a request rules out, and the names it gives loosely (issue 36, fourth pass).
+
+Each rule here was missing before: the request then emptied, ranked the ruled-out cards first or
+answered "no card names ..." for a dataset the catalog holds.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from eagle_rag_datasets import DatasetCatalog
+from eagle_rag_datasets.search.constraints import asked_text
+from tests.datasets.conftest import card, ids
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def cards() -> DatasetCatalog:
+    return DatasetCatalog.from_records([
+        card("zh/icd9", "ICD9", "ICD-9中文对应", languages=["Chinese"]),
+        card("zh/icd10", "ICD10", "ICD-10中文对应", languages=["Chinese"]),
+        card("zh/icd11", "ICD11", "ICD-11中文对应", languages=["Chinese"]),
+        card("m/BioVITAT2IReranking", "BioVITAT2IReranking", "Rank pictures of animals for a species name.",
+             tags=["Image"]),
+        card("m/BioVITAT2AReranking", "BioVITAT2AReranking", "Rank wildlife audio recordings for a species name."),
+        card("m/SciFact-NL", "SciFact-NL", "Dutch retrieval of scientific claims.", languages=["nld-Latn"]),
+        card("m/SciFact-NL.v2", "SciFact-NL.v2", "Dutch retrieval of scientific claims, with a Dutch prompt.",
+             languages=["nld-Latn"]),
+        card("m/SciFact-Fa", "SciFact-Fa", "Persian retrieval of scientific claims.", languages=["fas-Arab"]),
+        card("m/SciFact-PL", "SciFact-PL", "Polish retrieval of scientific claims.", languages=["pol-Latn"]),
+        card("b/osiris", "OSIRIS", "Sequence variants of human genes in MEDLINE abstracts.", languages=["English"]),
+        card("b/mlee", "MLEE", "An event extraction corpus of abstracts on angiogenesis.", languages=["English"]),
+        card("b/grascco", "GraSCCo", "Synthetic German clinical discharge letters.", languages=["German"]),
+        card("m/BIOSSES-VN", "BIOSSES-VN", "Biomedical sentence similarity, translated into Vietnamese.",
+             languages=["vie-Latn"]),
+    ])
+
+
+def terms(catalog: DatasetCatalog, text: str) -> list[tuple[str, str, int, bool]]:
+    return [(c.kind.value, c.term, len(c.cards), c.excluded) for c in catalog.constraints(text)]
+
+
+def search(catalog: DatasetCatalog, text: str) -> list[str]:
+    return ids(catalog.search(text, semantic=False))
+
+
+def test_a_chinese_clause_that_ends_in_a_negation_rules_out_the_names_in_it(cards):
+    text = "需要 ICD-9 的中文版本。ICD-10 和 ICD-11 我们已经有了，这次不需要。"
+    # 13 cards: each excluded name is satisfied by the 12 others; ICD-9 names one card (中文: the three
+    # Chinese cards and the two that list no language)
+    assert terms(cards, text) == [("language", "中文", 5, False), ("name", "ICD-10", 12, True),
+                                  ("name", "ICD-11", 12, True), ("name", "ICD-9", 1, False)]
+    asked = asked_text(text, cards.constraints(text))  # the words matched: what is asked for
+    assert "ICD-9" in asked and "ICD-10" not in asked and "ICD-11" not in asked and "不需要" not in asked
+    # before: ICD-10 and ICD-11 were names asked for, the three cards ranked by their other words
+    assert search(cards, text) == ["zh/icd9"]
+    assert [c.excluded for c in cards.constraints("重排序任务不要")] == []  # no name in it, nothing ruled out
+
+
+def test_a_named_card_is_a_hit_even_when_the_other_words_are_context(cards):
+    # the card says none of the other words; it is found because the request names it
+    assert search(cards, "病案室要做手术操作编码的对照表，需要 ICD-9 那部分") == ["zh/icd9"]
+
+
+def test_a_name_that_opens_a_family_of_cards_names_the_family(cards):
+    assert terms(cards, "BioVITA reranking tasks") == [("name", "BioVITA", 2, False)]
+    assert terms(cards, "BioVI reranking") == [("name", "BioVI", 2, False)]  # five letters: the least
+    assert terms(cards, "Bio corpora") == []  # three letters name no family
+
+
+def test_a_modality_after_none_that_involve_is_ruled_out(cards):
+    text = "BioVITA reranking tasks, but none that involve audio recordings"
+    found = [c for c in cards.constraints(text) if c.kind.value == "modality"]
+    # "recordings" right after the negated "audio" is negated too; the satisfying cards lack audio
+    assert [(c.term, c.excluded, sorted(cards.card_ids[i] for i in c.cards if "BioVITA" in cards.card_ids[i]))
+            for c in found] == [("audio", True, ["m/BioVITAT2IReranking"])]
+    assert search(cards, text) == ["m/BioVITAT2IReranking"]
+
+
+def test_a_version_after_a_negation_rules_out_that_version(cards):
+    text = "Dutch retrieval tasks, but not the v2 versions with the added Dutch prompt"
+    assert ("name", "v2", 12, True) in terms(cards, text)
+    assert asked_text(text, cards.constraints(text)) == "Dutch retrieval tasks, but"
+    assert search(cards, text) == ["m/SciFact-NL"]
+
+
+def test_every_language_of_a_negated_list_is_ruled_out(cards):
+    text = "SciFact translated into other languages, excluding Dutch and Persian"
+    assert [(t, n, ex) for kind, t, n, ex in terms(cards, text) if kind == "language"] == [
+        ("dutch", 11, True), ("persian", 12, True)]  # before: Persian was a language asked for
+
+
+def test_the_source_language_of_a_translation_constrains_nothing(cards):
+    # 3: the Vietnamese card and the two that list no language; before, 英文 was asked for too
+    assert terms(cards, "越南语的生物医学句子语义相似度评测（从英文翻译过去的那个）") == [
+        ("language", "越南语", 3, False)]
+    assert terms(cards, "sentence similarity translated from English into Vietnamese") == [
+        ("language", "vietnamese", 3, False)]
+    assert terms(cards, "英文翻译") == [("language", "英文", 4, False)]  # 英文 with no 从 before it is asked for
+
+
+def test_a_name_with_a_release_number_finds_the_card_of_the_name(cards):
+    assert terms(cards, "OSIRISv1.2 corpus") == [("name", "OSIRISv1", 1, False)]
+    assert search(cards, "OSIRISv1.2 corpus") == ["b/osiris"]
+
+
+def test_an_opening_acronym_is_a_name_only_when_it_is_the_data_asked_for(cards):
+    text = "GDPR makes it impossible to share patient letters, so I need synthetic German discharge letters"
+    assert [t for _, t, _, _ in terms(cards, text)] == ["german"]  # before: "no card names GDPR (0 of 13)"
+    assert terms(cards, "TCGA pathology reports") == [("name", "TCGA", 0, False)]
+    assert terms(cards, "TCGA") == [("name", "TCGA", 0, False)]
+
+
+def test_a_misspelt_description_word_is_corrected(cards):
+    # "angiogensis" and "evnts" are words of the description, not of the name: before, only name words
+    # were corrected and the request held one word of three (below the partial floor)
+    assert search(cards, "mlee angiogensis evnts") == ["b/mlee"]
