@@ -116,3 +116,17 @@ def test_a_misspelt_description_word_is_corrected(cards):
     # "angiogensis" and "evnts" are words of the description, not of the name: before, only name words
     # were corrected and the request held one word of three (below the partial floor)
     assert search(cards, "mlee angiogensis evnts") == ["b/mlee"]
+
+
+@pytest.mark.integration
+def test_a_language_that_leaves_few_cards_lowers_the_floor_to_the_completeness_floor(catalog, monkeypatch):
+    from eagle_rag_datasets.search import pipeline
+
+    text = "a small Vietnamese subset of web search passage ranking built from Bing queries, for quick evaluation"
+    vietnamese = next(c for c in catalog.constraints(text) if c.kind.value == "language")
+    assert len(vietnamese.cards) == 13  # between the old bound (5) and the new one (15)
+    found = catalog.search(text, top_k=20)
+    assert "mteb/NanoMSMARCO-VN" in ids(found)
+    assert {hit.match for hit in found.hits} == {"semantic"}
+    monkeypatch.setattr(pipeline, "NARROW", 5)  # before: the match floor (0.84) held, and nothing reached it
+    assert ids(catalog.search(text, top_k=20)) == []
