@@ -116,6 +116,27 @@ def test_parameters_round_trip_and_a_negative_monotone_coefficient_is_refused(tm
 
 
 @pytest.mark.unit
+def test_reorder_sorts_only_the_first_depth_items_and_keeps_ties_in_order():
+    items = ["a", "b", "c", "d", "e"]
+    # the first three by probability: c (0.9), then a and b tied at 0.4 in their order; d, e stay behind
+    assert relevance.reorder(items, [0.4, 0.4, 0.9], 3) == ["c", "a", "b", "d", "e"]
+    assert relevance.reorder(items, [], 0) == items
+    assert relevance.reorder(items[:2], [0.1, 0.8], 30) == ["b", "a"]  # fewer items than the depth
+
+
+@pytest.mark.unit
+def test_a_rank_depth_round_trips_and_a_negative_one_is_refused(tmp_path: Path):
+    model = RelevanceModel("hybrid", {"cosine": 1.5}, -2.0, rank_depth=30, rank_note="tune +0.02, test +0.017")
+    path = tmp_path / "p.json"
+    relevance.RelevanceParameters("biomed", {"hybrid": model}).save(path)
+    assert relevance.load_parameters(path).models["hybrid"] == model
+    plain = RelevanceModel("hybrid", {"cosine": 1.5}, -2.0)
+    assert "rank_depth" not in plain.to_dict()  # what a fit writes: the model only annotates
+    with pytest.raises(RelevanceParametersError, match="rank_depth"):
+        RelevanceModel("hybrid", {"cosine": 1.5}, -2.0, rank_depth=-1)
+
+
+@pytest.mark.unit
 def test_the_shipped_parameters_load_and_keep_the_monotone_rule():
     import importlib.util
 
@@ -124,6 +145,8 @@ def test_the_shipped_parameters_load_and_keep_the_monotone_rule():
     biomed = relevance.load_parameters(Path(spec.origin).parent / "data" / "relevance_biomed.json")
     assert biomed.profile == "biomed" and set(biomed.models) == {"hybrid", "full"}
     assert all(m.samples > 1000 and m.calibration for m in biomed.models.values())
+    # only hybrid orders by the probability (measured better on BioASQ's tune folds, confirmed on test)
+    assert {mode: m.rank_depth for mode, m in biomed.models.items()} == {"hybrid": 30, "full": 0}
     general = relevance.load_parameters(relevance.GENERAL_FILE)
     assert general.profile == "general" and set(general.models) == {"hybrid", "full"}
 
@@ -221,6 +244,33 @@ def test_calibrate_refits_from_other_judgements_and_changes_the_answers(calibrat
         after = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID, min_relevance=0.5))
     assert before.document_id == "d0" and before.relevance is not None and before.relevance > 0.5
     assert "d0" not in [h.document_id for h in after.hits] and after.dropped["min_relevance"] >= 1
+
+
+@pytest.mark.integration
+def test_a_model_with_a_rank_depth_orders_the_top_hits_by_its_probability(calibrated: tuple[Path, Path],
+                                                                          tmp_path: Path):
+    import shutil
+
+    _root, shared = calibrated
+    data = tmp_path / "data"
+    shutil.copytree(shared, data)
+    with _engine(data) as engine:
+        before = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID)).hits
+    # a model whose probability rises with the position: expit(5 * ln(position)) = 0.5, 0.97, 0.996, ...
+    rising = RelevanceModel("hybrid", {"position_log": 5.0}, 0.0, rank_depth=3)
+    relevance.RelevanceParameters("general", {"hybrid": rising}).save(data / relevance.USER_FILE)
+    with _engine(data) as engine:
+        after = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID, explain=True)).hits
+    order = [h.id for h in before]
+    assert [h.id for h in after] == [order[2], order[1], order[0], order[3], order[4]]
+    # each hit keeps the probability of its place before the reordering, and its trail says where that was
+    assert [h.relevance for h in after[:3]] == [round(1 / (1 + 3.0 ** -5), 4), round(1 / (1 + 2.0 ** -5), 4), 0.5]
+    moved = [next(e for e in h.trail if e.stage == relevance.RANK_STAGE) for h in after[:3]]
+    assert [(e.rank, e.detail["from"]) for e in moved] == [(1, 3), (2, 2), (3, 1)]
+    assert all(e.stage != relevance.RANK_STAGE for h in after[3:] for e in h.trail)
+    # the features read the place before back, so a collected hit is scored as the engine scored it
+    assert relevance.features(after[0].trail, after[0].match, 1)[FEATURES.index("position_log")] == pytest.approx(
+        math.log(3))
 
 
 # --------------------------------------------------------------------------- surfaces

@@ -45,6 +45,9 @@ FEATURES = ("position_log", "bm25_rr", "dense_rr", "sentence_rr", "cosine", "cro
 MONOTONE = ("cosine", "cross_encoder", "ce_norm", "li_norm")
 """Features whose coefficient may not be negative: more of them never lowers the probability."""
 _CHANNELS = {"bm25": "bm25_rr", "dense": "dense_rr", "sentence": "sentence_rr"}
+RANK_STAGE = "relevance_rank"
+"""The trail entry of a hit that :func:`reorder` moved: its new rank, its probability, and ``from``, its place
+before (the position the probability was computed at, and that :func:`features` reads back)."""
 _TIER2 = ("ce_norm", "li_norm", "entity", "section")
 
 
@@ -55,13 +58,17 @@ class RelevanceParametersError(ValueError):
 def features(trail: Sequence[StageScore], match: MatchKind, position: int) -> np.ndarray:
     """The feature vector of one hit (order :data:`FEATURES`); a stage that did not run gives 0.
 
-    ``position`` is the hit's place in the final ranking (from 1): ``position_log`` is ``ln(position)``.
+    ``position`` is the hit's place in the final ranking (from 1): ``position_log`` is ``ln(position)``; for a
+    hit :func:`reorder` moved (a :data:`RANK_STAGE` entry), its place before.
     ``*_rr`` is ``1 / rank`` in that first-stage channel; ``cosine`` the best dense or sentence cosine;
     ``cross_encoder`` the raw cross-encoder score (``cross_encoder_ran`` 1 when it scored the hit);
     ``ce_norm``, ``li_norm``, ``entity``, ``section`` the Tier-2 components (biomed); ``exact_match`` 1
     when every query term is in the passage. A stage ``skipped`` (e.g. for the language) counts as absent.
     """
     values = dict.fromkeys(FEATURES, 0.0)
+    moved = next((e for e in trail if e.stage == RANK_STAGE), None)
+    if moved is not None:  # ordered by the probability: it was computed at the place before
+        position = int(moved.detail.get("from", position))
     values["position_log"] = math.log(max(position, 1))
     values["exact_match"] = 1.0 if match is MatchKind.EXACT else 0.0
     for entry in trail:
@@ -95,8 +102,16 @@ class RelevanceModel:
     positives: int = 0
     clipped: tuple[str, ...] = ()
     calibration: tuple[tuple[float, float], ...] = ()
+    rank_depth: int = 0
+    """When above 0, the search orders its top ``rank_depth`` hits by this probability (:func:`reorder`);
+    0, the default and what :func:`fit` writes, only annotates. Set by hand in a shipped file, and only
+    where ordering by the probability measured better on a train split and was confirmed on test
+    (``rank_note`` says by how much; issue 38, item 4)."""
+    rank_note: str = ""
 
     def __post_init__(self) -> None:
+        if self.rank_depth < 0:
+            raise RelevanceParametersError(f"relevance model for mode {self.mode}: rank_depth must be >= 0")
         unknown = sorted(set(self.coefficients) - set(FEATURES))
         if unknown:
             raise RelevanceParametersError(f"relevance model for mode {self.mode}: unknown features {unknown}")
@@ -124,9 +139,10 @@ class RelevanceModel:
         return float(expit(z))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"coefficients": dict(self.coefficients), "intercept": self.intercept, "fitted_on": self.fitted_on,
-                "samples": self.samples, "positives": self.positives, "clipped": list(self.clipped),
-                "calibration": [list(k) for k in self.calibration]}
+        out = {"coefficients": dict(self.coefficients), "intercept": self.intercept, "fitted_on": self.fitted_on,
+               "samples": self.samples, "positives": self.positives, "clipped": list(self.clipped),
+               "calibration": [list(k) for k in self.calibration]}
+        return out | ({"rank_depth": self.rank_depth, "rank_note": self.rank_note} if self.rank_depth else {})
 
     @classmethod
     def from_dict(cls, mode: str, data: Mapping[str, Any]) -> RelevanceModel:
@@ -134,7 +150,15 @@ class RelevanceModel:
                    intercept=float(data["intercept"]), fitted_on=str(data.get("fitted_on", "")),
                    samples=int(data.get("samples", 0)), positives=int(data.get("positives", 0)),
                    clipped=tuple(data.get("clipped") or ()),
-                   calibration=tuple((float(z), float(p)) for z, p in data.get("calibration") or ()))
+                   calibration=tuple((float(z), float(p)) for z, p in data.get("calibration") or ()),
+                   rank_depth=int(data.get("rank_depth", 0)), rank_note=str(data.get("rank_note", "")))
+
+
+def reorder(items: Sequence[Any], probabilities: Sequence[float], depth: int) -> list[Any]:
+    """``items`` with the first ``depth`` sorted by ``probabilities`` (one per item, same order), highest
+    first; equal probabilities, and everything after ``depth``, keep their order."""
+    head = sorted(range(min(depth, len(items))), key=lambda i: (-probabilities[i], i))
+    return [items[i] for i in head] + list(items[len(head):])
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -195,6 +195,20 @@ def _relevances(model: relevance.RelevanceModel | None, query: str,
             for position, n in enumerate(nodes, start=1)}
 
 
+def _ordered_by_relevance(nodes: Sequence[NodeWithScore], probabilities: Mapping[str, float],
+                          depth: int) -> list[NodeWithScore]:
+    """The first ``depth`` nodes ordered by their probability (a model with a ``rank_depth``), each with a
+    :data:`~eagle_rag.retrieve.relevance.RANK_STAGE` trail entry (new rank, probability, ``from``: the place
+    it had); ``nodes`` as they are for depth 0."""
+    if not depth:
+        return list(nodes)
+    before = {n.node_id: i for i, n in enumerate(nodes, start=1)}
+    ranked = relevance.reorder(nodes, [probabilities[n.node_id] for n in nodes[:depth]], depth)
+    return [dataclasses.replace(n, trail=(*n.trail, StageScore(relevance.RANK_STAGE, rank, probabilities[n.node_id],
+                                                               {"from": before[n.node_id]})))
+            if rank <= depth else n for rank, n in enumerate(ranked, start=1)]
+
+
 def _match_kind(query: str, node: NodeWithScore) -> MatchKind:
     lexical = any(entry.stage == "bm25" for entry in node.trail)
     overlap = sparse_overlap_score(query, node.node.text)
@@ -350,9 +364,11 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
                                   today=datetime.now(UTC).date())
     model, relevance_note = relevance_model(engine, request.mode)
     limit = request.min_relevance
+    depth = model.rank_depth if model is not None else 0
     probabilities = _relevances(model, request.query, shaped.nodes if limit is not None else
-                                shaped.nodes[: request.offset + request.top_k])
-    nodes = [n for n in shaped.nodes if limit is None or probabilities[n.node_id] >= limit]
+                                shaped.nodes[: max(request.offset + request.top_k, depth)])
+    ranked = _ordered_by_relevance(shaped.nodes, probabilities, depth)
+    nodes = [n for n in ranked if limit is None or probabilities[n.node_id] >= limit]
     below = len(shaped.nodes) - len(nodes)
     record = tally(ctx)
     relation = TotalRelation.GTE if _maybe_more(engine, request.query, record) else TotalRelation.EQ
