@@ -122,11 +122,14 @@ def test_reorder_sorts_only_the_first_depth_items_and_keeps_ties_in_order():
     assert relevance.reorder(items, [0.4, 0.4, 0.9], 3) == ["c", "a", "b", "d", "e"]
     assert relevance.reorder(items, [], 0) == items
     assert relevance.reorder(items[:2], [0.1, 0.8], 30) == ["b", "a"]  # fewer items than the depth
+    # only the movable ones trade places: b (not movable) stays second, a / c / d sort into places 1, 3, 4
+    assert relevance.reorder(items, [0.2, 0.99, 0.5, 0.9], 4, [True, False, True, True]) == ["d", "b", "c", "a", "e"]
 
 
 @pytest.mark.unit
 def test_a_rank_depth_round_trips_and_a_negative_one_is_refused(tmp_path: Path):
-    model = RelevanceModel("hybrid", {"cosine": 1.5}, -2.0, rank_depth=30, rank_note="tune +0.02, test +0.017")
+    model = RelevanceModel("hybrid", {"cosine": 1.5}, -2.0, rank_depth=30, rank_note="tune +0.02, test +0.017",
+                           rank_collections=("eagle_text_biomed",))
     path = tmp_path / "p.json"
     relevance.RelevanceParameters("biomed", {"hybrid": model}).save(path)
     assert relevance.load_parameters(path).models["hybrid"] == model
@@ -147,6 +150,7 @@ def test_the_shipped_parameters_load_and_keep_the_monotone_rule():
     assert all(m.samples > 1000 and m.calibration for m in biomed.models.values())
     # only hybrid orders by the probability (measured better on BioASQ's tune folds, confirmed on test)
     assert {mode: m.rank_depth for mode, m in biomed.models.items()} == {"hybrid": 30, "full": 0}
+    assert biomed.models["hybrid"].rank_collections == ("eagle_text_biomed",)  # the collection it was fitted on
     general = relevance.load_parameters(relevance.GENERAL_FILE)
     assert general.profile == "general" and set(general.models) == {"hybrid", "full"}
 
@@ -268,6 +272,13 @@ def test_a_model_with_a_rank_depth_orders_the_top_hits_by_its_probability(calibr
     moved = [next(e for e in h.trail if e.stage == relevance.RANK_STAGE) for h in after[:3]]
     assert [(e.rank, e.detail["from"]) for e in moved] == [(1, 3), (2, 2), (3, 1)]
     assert all(e.stage != relevance.RANK_STAGE for h in after[3:] for e in h.trail)
+    # a model limited to another collection's hits moves none of these
+    relevance.RelevanceParameters("general", {"hybrid": RelevanceModel(
+        "hybrid", {"position_log": 5.0}, 0.0, rank_depth=3, rank_collections=("eagle_chemical",))}).save(
+        data / relevance.USER_FILE)
+    with _engine(data) as engine:
+        kept = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID)).hits
+    assert [h.id for h in kept] == order
     # the features read the place before back, so a collected hit is scored as the engine scored it
     assert relevance.features(after[0].trail, after[0].match, 1)[FEATURES.index("position_log")] == pytest.approx(
         math.log(3))

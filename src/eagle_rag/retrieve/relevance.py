@@ -108,6 +108,9 @@ class RelevanceModel:
     where ordering by the probability measured better on a train split and was confirmed on test
     (``rank_note`` says by how much; issue 38, item 4)."""
     rank_note: str = ""
+    rank_collections: tuple[str, ...] = ()
+    """The collections whose hits the ordering may move (the ones the model was fitted on); the others keep
+    their places. Empty: every hit."""
 
     def __post_init__(self) -> None:
         if self.rank_depth < 0:
@@ -142,7 +145,8 @@ class RelevanceModel:
         out = {"coefficients": dict(self.coefficients), "intercept": self.intercept, "fitted_on": self.fitted_on,
                "samples": self.samples, "positives": self.positives, "clipped": list(self.clipped),
                "calibration": [list(k) for k in self.calibration]}
-        return out | ({"rank_depth": self.rank_depth, "rank_note": self.rank_note} if self.rank_depth else {})
+        return out | ({"rank_depth": self.rank_depth, "rank_note": self.rank_note,
+                       "rank_collections": list(self.rank_collections)} if self.rank_depth else {})
 
     @classmethod
     def from_dict(cls, mode: str, data: Mapping[str, Any]) -> RelevanceModel:
@@ -151,14 +155,20 @@ class RelevanceModel:
                    samples=int(data.get("samples", 0)), positives=int(data.get("positives", 0)),
                    clipped=tuple(data.get("clipped") or ()),
                    calibration=tuple((float(z), float(p)) for z, p in data.get("calibration") or ()),
-                   rank_depth=int(data.get("rank_depth", 0)), rank_note=str(data.get("rank_note", "")))
+                   rank_depth=int(data.get("rank_depth", 0)), rank_note=str(data.get("rank_note", "")),
+                   rank_collections=tuple(str(c) for c in data.get("rank_collections") or ()))
 
 
-def reorder(items: Sequence[Any], probabilities: Sequence[float], depth: int) -> list[Any]:
+def reorder(items: Sequence[Any], probabilities: Sequence[float], depth: int,
+            movable: Sequence[bool] | None = None) -> list[Any]:
     """``items`` with the first ``depth`` sorted by ``probabilities`` (one per item, same order), highest
-    first; equal probabilities, and everything after ``depth``, keep their order."""
-    head = sorted(range(min(depth, len(items))), key=lambda i: (-probabilities[i], i))
-    return [items[i] for i in head] + list(items[len(head):])
+    first, among the places of the ``movable`` ones (all when None); the others keep their places, equal
+    probabilities keep their order, and everything after ``depth`` stays as it is."""
+    places = [i for i in range(min(depth, len(items))) if movable is None or movable[i]]
+    out = list(items)
+    for place, source in zip(places, sorted(places, key=lambda i: (-probabilities[i], i)), strict=True):
+        out[place] = items[source]
+    return out
 
 
 @dataclass(frozen=True)

@@ -195,18 +195,21 @@ def _relevances(model: relevance.RelevanceModel | None, query: str,
             for position, n in enumerate(nodes, start=1)}
 
 
-def _ordered_by_relevance(nodes: Sequence[NodeWithScore], probabilities: Mapping[str, float],
-                          depth: int) -> list[NodeWithScore]:
-    """The first ``depth`` nodes ordered by their probability (a model with a ``rank_depth``), each with a
+def _ordered_by_relevance(nodes: Sequence[NodeWithScore], probabilities: Mapping[str, float], depth: int,
+                          collections: Sequence[str] = ()) -> list[NodeWithScore]:
+    """The first ``depth`` nodes ordered by their probability (a model with a ``rank_depth``) among the places
+    of those from ``collections`` (every node when empty; the others keep their places), each of them with a
     :data:`~eagle_rag.retrieve.relevance.RANK_STAGE` trail entry (new rank, probability, ``from``: the place
     it had); ``nodes`` as they are for depth 0."""
     if not depth:
         return list(nodes)
+    movable = [not collections or n.collection in collections for n in nodes[:depth]]
+    moved = {n.node_id for n, m in zip(nodes, movable, strict=False) if m}
     before = {n.node_id: i for i, n in enumerate(nodes, start=1)}
-    ranked = relevance.reorder(nodes, [probabilities[n.node_id] for n in nodes[:depth]], depth)
+    ranked = relevance.reorder(nodes, [probabilities[n.node_id] for n in nodes[:depth]], depth, movable)
     return [dataclasses.replace(n, trail=(*n.trail, StageScore(relevance.RANK_STAGE, rank, probabilities[n.node_id],
                                                                {"from": before[n.node_id]})))
-            if rank <= depth else n for rank, n in enumerate(ranked, start=1)]
+            if n.node_id in moved else n for rank, n in enumerate(ranked, start=1)]
 
 
 def _match_kind(query: str, node: NodeWithScore) -> MatchKind:
@@ -367,7 +370,8 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     depth = model.rank_depth if model is not None else 0
     probabilities = _relevances(model, request.query, shaped.nodes if limit is not None else
                                 shaped.nodes[: max(request.offset + request.top_k, depth)])
-    ranked = _ordered_by_relevance(shaped.nodes, probabilities, depth)
+    ranked = _ordered_by_relevance(shaped.nodes, probabilities, depth,
+                                   model.rank_collections if model is not None else ())
     nodes = [n for n in ranked if limit is None or probabilities[n.node_id] >= limit]
     below = len(shaped.nodes) - len(nodes)
     record = tally(ctx)
