@@ -190,6 +190,15 @@ def calibrated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path,
     yield root, tmp / "data"
 
 
+def _copy(shared: Path, tmp_path: Path) -> Path:
+    """A copy of the calibrated data folder that a test may change."""
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(shared, data)
+    return data
+
+
 def _engine(data: Path) -> Engine:
     return Engine(load_settings(environ=cli_env(data), overrides={"data_dir": str(data)}))
 
@@ -236,10 +245,7 @@ def test_a_mode_without_parameters_says_so(calibrated: tuple[Path, Path]):
 def test_calibrate_refits_from_other_judgements_and_changes_the_answers(calibrated: tuple[Path, Path],
                                                                        tmp_path: Path):
     root, shared = calibrated
-    import shutil
-
-    data = tmp_path / "data"
-    shutil.copytree(shared, data)
+    data = _copy(shared, tmp_path)
     with _engine(data) as engine:
         before = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID)).hits[0]
     # now each query judges the next document, one that does not hold the query's word
@@ -253,11 +259,7 @@ def test_calibrate_refits_from_other_judgements_and_changes_the_answers(calibrat
 @pytest.mark.integration
 def test_a_model_with_a_rank_depth_orders_the_top_hits_by_its_probability(calibrated: tuple[Path, Path],
                                                                           tmp_path: Path):
-    import shutil
-
-    _root, shared = calibrated
-    data = tmp_path / "data"
-    shutil.copytree(shared, data)
+    data = _copy(calibrated[1], tmp_path)
     with _engine(data) as engine:
         before = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID)).hits
     # a model whose probability rises with the position: expit(5 * ln(position)) = 0.5, 0.97, 0.996, ...
