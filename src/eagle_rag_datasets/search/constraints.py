@@ -130,21 +130,20 @@ _NAME_LIKE = re.compile(r"(?<![\w-])((?:[A-Za-z]*[a-z][A-Z][A-Za-z]*|[A-Za-z]+\d
                         r"|[A-Z]{3,}-(?:I{1,3}|IV|V|VI)|[A-Z]{2,}-[A-Z]{2,})(?:-[A-Za-z0-9]+)*)(?![\w-])")
 
 
+_LATIN_CUES = r"not|non|no|except|excluding|exclude|without|other than|rather than|instead of|apart from"
+_NONE_THAT = (r"none (?:of them )?(?:that|which) (?:involves?|includes?|uses?|contains?|has|have|holds?)"
+              r"|(?:that|which) (?:do|does) not (?:involve|include|use|contain|have|hold)")
+_CJK_CUES = r"不要|不需要|不用|不含|不包括|排除|除了|除去|除|非|不是|并非|而非"
+"""The words of a negation before what it rules out ("not", "none that involve", "不要"): one vocabulary for
+:data:`NEGATION` (a term right after one) and :data:`_CUE` (its whole clause)."""
 NEGATION = re.compile(
-    r"(?:\b(?:not|non|no|except|excluding|exclude|without|but not|other than|rather than|instead of|apart from"
-    r"|none (?:of them )?(?:that|which) (?:involves?|includes?|uses?|contains?|has|have|holds?)"
-    r"|(?:that|which) (?:do|does) not (?:involve|include|use|contain|have|hold))"
-    r"(?: in| the| any)?|不要|不需要|不用|不含|不包括|排除|除了|除去|除|非|不是|并非|而非)"
+    rf"(?:\b(?:{_LATIN_CUES}|{_NONE_THAT})(?: in| the| any)?|{_CJK_CUES})"
     r"(?:\s*(?:,|、|\band\b|\bor\b|\bnor\b|和|或|及))*\s*$")
 """A cue right before a term that excludes it ("not English", "non-English", "不要越南语"); the terms of a
 list after it are read with the earlier ones blanked ("excluding Dutch and Persian")."""
 TRANSLATED_FROM = re.compile(r"\b(?:translat\w*|machine[ -]translated)\s+(?:\w+\s+){0,2}?from\s*$|[从由]\s*$")
 """Words before a language that make it the source of a translation ("translated from English", "从英文翻译"):
 the data is in the other language (a Chinese 从/由 counts only when 翻译 or 译 follows the language)."""
-EXCLUDING = (r"(?:\b(?:not|non|no|except|excluding|exclude|without|but not|other than|rather than|instead of|"
-             r"apart from)(?:[\s-]+(?:in|the|any))?"
-             r"|不要|不需要|不用|不含|不包括|排除|除了|除去|除|非|不是|并非|而非)[\s-]*")
-"""The same cue in the query's own text (with its punctuation), for :func:`.semantic.semantic_text`."""
 CONTEXT = re.compile(
     r"(?:\b(?:(?:our|my)\s+(?:\w+\s+){0,2}?(?:lab|team|group|hospital|clinic|company|startup|users|customers|"
     r"patients|university|institute|department|project|office)s?(?:\s+\w+){0,3}?"
@@ -439,16 +438,12 @@ def _excluded_names(text: str, name_words: Callable[[str], frozenset[int]]) -> d
 
 _SENTENCE = re.compile(r"[^。；;!?！？\n]+")
 _CLAUSE = re.compile(r"[^，,：:]+")
-_POST_NEGATION = re.compile(r"(?:不需要|不要|不用|用不到|用不上|不考虑)了?\W*$")
+_POST_CUES = r"(?:不需要|不要|不用|用不到|用不上|不考虑)了?"
+_POST_NEGATION = re.compile(_POST_CUES + r"\W*$")
 """A Chinese clause that ends by ruling out what it names ("ICD-10 和 ICD-11 ... 不需要", "...任务不要")."""
-_BARE_NEGATION = re.compile(r"^\W*(?:这次|这回|暂时|目前|就|都|也|先)*(?:不需要|不要|不用|用不到|用不上|不考虑)了?\W*$")
+_BARE_NEGATION = re.compile(r"^\W*(?:这次|这回|暂时|目前|就|都|也|先)*" + _POST_CUES + r"\W*$")
 """A clause that is only the negation ("这次不需要"): it rules out what the clause before it names."""
-
-
-_CUE = re.compile(r"(?:\b(?:not|except|excluding|exclude|without|other than|rather than|instead of|apart from"
-                  r"|none (?:of them )?(?:that|which)|(?:that|which) (?:do|does) not)\b"
-                  r"|不要|不需要|不用|不含|不包括|排除|除了|除去)"
-                  r"[^,;.!?，。；：:()（）]*", re.IGNORECASE)
+_CUE = re.compile(rf"(?:\b(?:{_LATIN_CUES}|{_NONE_THAT})\b|{_CJK_CUES})[^,;.!?，。；：:()（）]*", re.IGNORECASE)
 """A negation and the rest of its clause ("but not the v2 versions with the added Dutch prompt")."""
 
 

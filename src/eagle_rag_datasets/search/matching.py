@@ -102,8 +102,8 @@ class Matcher:
         if unit.parts:
             any_set |= frozenset.intersection(*(idx.in_any(p) for p in unit.parts))
             title_set |= frozenset.intersection(*(idx.in_title(p) for p in unit.parts))
-        for word in unit.words:  # typo corrections: words of a name, or of any field
-            any_set |= idx.title_words.get(word, set()) | idx.words.get(word, set())
+        for word in unit.words:  # typo corrections: words of any field (a name's words among them)
+            any_set |= idx.words.get(word, set())
             title_set |= idx.title_words.get(word, set())
         if unit.token in joins:
             any_set |= joins[unit.token][0]
@@ -158,7 +158,7 @@ class Matcher:
 
     def _vocabulary(self) -> dict[str, list[str]]:
         if self._vocab is None:
-            self._vocab = self._buckets({**self.index.words, **self.index.title_words})
+            self._vocab = self._buckets(self.index.words)  # every card word, a name's words among them
         return self._vocab
 
     def _fuzzy(self, text: str, buckets: dict[str, list[str]], limit: int) -> list[tuple[str, int]]:

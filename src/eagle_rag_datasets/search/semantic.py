@@ -27,7 +27,7 @@ import numpy as np
 from eagle_rag.plugin_api import EncoderLoadError
 from eagle_rag.plugin_api.encoders import BUNDLED_E5_MULTILINGUAL, MULTILINGUAL_ENCODER, load_native_text_encoder
 from eagle_rag.plugin_api.text import cjk_ratio
-from eagle_rag_datasets.search.constraints import EXCLUDING, Constraint, ConstraintKind
+from eagle_rag_datasets.search.constraints import Constraint, ConstraintKind, asked_text
 
 log = logging.getLogger("eagle_rag_datasets")
 
@@ -138,16 +138,13 @@ def is_chinese(text: str) -> bool:
 
 
 def semantic_text(text: str, constraints: Sequence[Constraint]) -> str:
-    """The text the semantic channel encodes: the query without the languages it rules out ("not in
-    English", "不要越南语": e5 reads no negation, so the words would pull toward those cards), and a
+    """The text the semantic channel encodes: the query without what it rules out (:func:`.constraints.asked_text`:
+    "not in English", "不要越南语"; e5 reads no negation, so the words would pull toward those cards), and a
     Chinese query also without its language terms ("英文", "中文"), which the language constraint already
     enforces (:mod:`.constraints`); the query as it is when nothing else would be left."""
-    out = text
+    out = asked_text(text, list(constraints))
     for constraint in constraints:
-        if constraint.kind is ConstraintKind.LANGUAGE and constraint.excluded:
-            term = r"[\s_-]+".join(map(re.escape, constraint.term.split("_")))
-            out = re.sub(EXCLUDING + term, " ", out, flags=re.IGNORECASE)
-        elif constraint.kind is ConstraintKind.LANGUAGE and is_chinese(text):
+        if constraint.kind is ConstraintKind.LANGUAGE and not constraint.excluded and is_chinese(text):
             out = re.sub(re.escape(constraint.term), " ", out, flags=re.IGNORECASE)  # terms come folded
     out = " ".join(out.split())
     return out if out and out != " ".join(text.split()) else text
