@@ -248,17 +248,11 @@ class DatasetCatalog:
         carrying = frozenset(h.ordinal for h in result.hits if h.tier >= Tier.TYPO)
         if not carrying and (base := VERSION_SUFFIX.sub("", token)) != token and len(base) >= 3:
             return self._named_cards(base)  # "OSIRISv1.2": the card of OSIRIS, whatever release it describes
-        if not carrying and len(key := re.sub(r"[^0-9a-z]+", "", token.lower())) >= FAMILY_MIN:
-            family = frozenset(i for i, names in enumerate(self._compact_names)
-                               if any(n.startswith(key) for n in names))
+        if not carrying and len(key := compact_name(token)) >= FAMILY_MIN:  # the index's name, id and alias keys
+            family = frozenset(card for name, owners in self.matcher.index.keys.items() if name.startswith(key)
+                               for card, _ in owners)
             return family, family
         return carrying, frozenset(h.ordinal for h in result.hits if h.tier in (Tier.EXACT, Tier.ALIAS))
-
-    @cached_property
-    def _compact_names(self) -> list[tuple[str, ...]]:
-        """Each card's name, aliases and id (without its source prefix), lower case, letters and digits only."""
-        return [tuple(re.sub(r"[^0-9a-z]+", "", text.lower()) for text in (card.id.rsplit("/", 1)[-1], card.name,
-                                                                            *card.aliases)) for card in self.cards]
 
     def get(self, card_id: str) -> DatasetCard | None:
         index = self._by_id.get(card_id)
