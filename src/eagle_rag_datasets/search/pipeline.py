@@ -112,16 +112,14 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
             hit.proximity = proximity(checks, catalog.flat_texts[hit.ordinal]) if checks else 0.0
     ranked = order(head, use_prior=request.prior) + tail  # the tail is only counted, never shown
     semantic = _semantic(catalog, asked, engine, constraints)
-    narrow = [c.cards for c in constraints if c.kind is ConstraintKind.LANGUAGE and not c.excluded]
-    if narrow or "languages" in request.active_filters():
-        narrow += [c.cards for c in constraints if c.restricts]
-        if allowed is not None:
-            narrow.append(frozenset(allowed))
-    if semantic is not None and narrow and len(frozenset.intersection(*narrow)) <= NARROW:
-        semantic = replace(semantic, floor=semantic.complete, complete=-1.0)
     off = (engine is not Engine.SUBSTRING and request.semantic and not request.strict and semantic is None
            and catalog.semantic_error is not None)
     judged = Judgement(constraints, semantic, allowed, satisfying, off)
+    languages = "languages" in request.active_filters() or any(
+        c.kind is ConstraintKind.LANGUAGE and not c.excluded for c in constraints)
+    if semantic is not None and languages and judged.scope is not None and len(judged.scope) <= NARROW:
+        semantic = replace(semantic, floor=semantic.complete, complete=-1.0)
+        judged = replace(judged, semantic=semantic)
     if semantic is not None:
         partial = [h.ordinal for h in ranked if h.tier is Tier.PARTIAL]
         named = frozenset().union(*(c.named for c in constraints))
