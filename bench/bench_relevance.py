@@ -4,9 +4,12 @@
     python bench/bench_relevance.py collect --beir /work/idx/bioasq_sub --split dev \
         --query-set eval/biomed/bioasq_split.json --part tune --data-dir COPY --mode full --limit 150 \
         --out runs/bioasq_tune_full.jsonl
-    # 2. fit a model per mode on the training files (writes a parameters file)
+    # 2. fit a model per mode on the training files (writes a parameters file); a key MODE/KIND fits the
+    #    model of one query kind on the hits of that kind's queries, and --base keeps another file's models
     python bench/bench_relevance.py fit --profile biomed --out PARAMS.json \
         --train full=runs/bioasq_tune_full.jsonl --train hybrid=runs/bioasq_tune_hybrid.jsonl
+    python bench/bench_relevance.py fit --profile biomed --base PARAMS.json --out PARAMS2.json \
+        --train hybrid/statement=runs/scifact_train_hybrid.jsonl
     # 3. ECE / Brier / confident top hits on the test files, and a reliability diagram per file
     python bench/bench_relevance.py report --params PARAMS.json --test full=runs/bioasq_test_full.jsonl \
         --png-dir bench/relevance
@@ -88,12 +91,13 @@ def _load(paths: str, keep: set[str] | None, depth: int | None = TOP) -> list[ca
 
 
 def _fit(args: argparse.Namespace) -> None:
-    models = {}
+    models = dict(relevance.load_parameters(args.base).models) if args.base else {}
     keep = _complete_queries(args.complete_in, args.split)
-    for mode, path in _pairs(args.train):
-        hits = _load(path.as_posix(), keep)
-        models[mode] = calibrate.fit_samples(hits, SearchMode.from_str(mode), args.fitted_on or str(path))
-        print(f"{mode}: {len({h.query_id for h in hits})} queries", json.dumps(models[mode].to_dict()))
+    for key, path in _pairs(args.train):
+        mode, _, kind = key.partition("/")
+        hits = [h for h in _load(path.as_posix(), keep) if not kind or h.kind == relevance.QueryKind(kind)]
+        models[key] = calibrate.fit_samples(hits, SearchMode.from_str(mode), args.fitted_on or str(path))
+        print(f"{key}: {len({h.query_id for h in hits})} queries", json.dumps(models[key].to_dict()))
     relevance.RelevanceParameters(args.profile, models).save(args.out)
 
 
@@ -105,9 +109,10 @@ def _report(args: argparse.Namespace) -> None:
     for label, path in _pairs(args.test):
         name, mode = label.split(":") if ":" in label else (Path(path.as_posix().split(",")[0]).stem, label)
         hits = _load(path.as_posix(), keep)
-        r = calibrate.reliability(params.models[mode], hits)
+        r = calibrate.reliability(calibrate.annotating(params, mode), hits)
+        kinds = sorted({h.kind.value for h in hits})
         print(f"{name:<24} {mode:<7} {len({h.query_id for h in hits}):>7} {r.hits:>5} {r.ece:>7.4f} "
-              f"{r.brier:>7.4f} {r.confident_queries:>8} {r.confident_right:>6.3f}")
+              f"{r.brier:>7.4f} {r.confident_queries:>8} {r.confident_right:>6.3f}  kinds: {', '.join(kinds)}")
         if args.png_dir:
             _diagram(r, f"{name} ({mode})", args.png_dir / f"{name}_{mode}.png")
 
@@ -189,7 +194,9 @@ def main() -> None:
     c.set_defaults(func=_collect)
     f = sub.add_parser("fit")
     f.add_argument("--profile", required=True)
-    f.add_argument("--train", action="append", required=True, help="MODE=FILE[,FILE...]")
+    f.add_argument("--train", action="append", required=True, help="MODE[/KIND]=FILE[,FILE...] (KIND: "
+                   f"{', '.join(relevance.QueryKind)}; only that kind's queries)")
+    f.add_argument("--base", type=Path, help="a parameters file whose models are kept (those trained replace theirs)")
     f.add_argument("--fitted-on", default="")
     f.add_argument("--out", type=Path, required=True)
     f.add_argument("--complete-in", type=Path, help="BEIR folder: keep the queries all of whose relevant "

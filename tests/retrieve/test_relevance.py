@@ -99,12 +99,12 @@ def test_parameters_round_trip_and_a_negative_monotone_coefficient_is_refused(tm
     path = tmp_path / "p.json"
     relevance.RelevanceParameters("general", {"hybrid": model}).save(path)
     assert relevance.load_parameters(path).models["hybrid"] == model
-    assert relevance.resolve_model(tmp_path, "general", "hybrid", path) == model
+    assert relevance.resolve_model(tmp_path, "general", "hybrid", path) == relevance.ModelChoice(model, model)
     assert relevance.resolve_model(tmp_path, "general", "bm25", path) is None
     # the data folder's file (eagle-rag calibrate) comes first, for the modes it has
     mine = RelevanceModel("hybrid", {"cosine": 3.0}, -1.0)
     relevance.RelevanceParameters("general", {"hybrid": mine}).save(tmp_path / relevance.USER_FILE)
-    assert relevance.resolve_model(tmp_path, "general", "hybrid", path) == mine
+    assert relevance.resolve_model(tmp_path, "general", "hybrid", path) == relevance.ModelChoice(mine, mine)
     data = json.loads(path.read_text())
     data["models"]["hybrid"]["coefficients"]["cross_encoder"] = -0.1
     path.write_text(json.dumps(data))
@@ -113,6 +113,75 @@ def test_parameters_round_trip_and_a_negative_monotone_coefficient_is_refused(tm
     path.write_text(json.dumps({**data, "format": 99}))
     with pytest.raises(RelevanceParametersError, match="format 1"):
         relevance.load_parameters(path)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("query", "kind"), [
+    ("Which factor is inhibited by Milvexian?", "question"),         # a question mark
+    ("Do only changes in coding regions of MEF2C cause disease", "question"),  # an auxiliary opens it
+    ("Please list 3 drugs that have EGFR as their primary target.", "question"),  # a request
+    ("Human dihydroorotate dehydrogenase is involved in what pathway", "question"),  # "what" inside
+    ("Anaplasma phagocytophilum is an obligate bacterium, yes  or no", "question"),
+    ("0-dimensional biomaterials show inductive properties.", "statement"),  # a SciFact claim
+    ("metformin lactic acidosis", "statement"),                    # keywords
+    ("Aspirin, which inhibits COX, lowers fever", "statement"),    # "which" as a relative pronoun
+    ("糖尿病吃什么好", "chinese"),
+    ("阿司匹林 aspirin 副作用", "chinese"),                         # mixed, as the router reads it
+    ("", "statement"),
+])
+def test_the_query_kind(query: str, kind: str):
+    assert relevance.query_kind(query) == relevance.QueryKind(kind)
+
+
+@pytest.mark.unit
+def test_a_query_kind_model_annotates_and_the_mode_model_orders(tmp_path: Path):
+    mode = RelevanceModel("hybrid", {"cosine": 1.0}, -1.0, rank_depth=30)
+    claims = RelevanceModel("hybrid", {"cosine": 2.0}, -3.0)
+    params = relevance.RelevanceParameters("biomed", {"hybrid": mode, "hybrid/statement": claims})
+    assert params.choice("hybrid", "aspirin lowers fever") == relevance.ModelChoice(mode, claims)
+    assert params.choice("hybrid", "What does aspirin lower?") == relevance.ModelChoice(mode, mode)
+    assert params.choice("full", "aspirin lowers fever") is None
+    path = tmp_path / "p.json"
+    params.save(path)
+    assert relevance.load_parameters(path).models == params.models
+    # a calibrated data folder with a model of the mode hides the shipped file's kinds
+    mine = RelevanceModel("hybrid", {"cosine": 3.0}, -1.0)
+    relevance.RelevanceParameters("biomed", {"hybrid": mine}).save(tmp_path / relevance.USER_FILE)
+    assert relevance.resolve_model(tmp_path, "biomed", "hybrid", path, "aspirin") == relevance.ModelChoice(mine, mine)
+    for models, message in (({"hybrid": mode, "hybrid/statement": mode}, "only annotates"),
+                            ({"hybrid": mode, "hybrid/claims": claims}, "unknown query kind 'claims'"),
+                            ({"hybrid/statement": claims}, "no model of mode 'hybrid'")):
+        with pytest.raises(RelevanceParametersError, match=message):
+            relevance.RelevanceParameters("biomed", models)
+        path.write_text(json.dumps({"format": 1, "profile": "biomed",
+                                    "models": {k: m.to_dict() for k, m in models.items()}}))
+        with pytest.raises(RelevanceParametersError, match=f"p.json: invalid relevance model: .*{message}"):
+            relevance.load_parameters(path)
+
+
+@pytest.mark.unit
+def test_reliability_scores_each_hit_with_its_query_kinds_model():
+    from eagle_rag.evaluation.calibrate import JudgedHit, annotating, reliability
+
+    # the mode's model gives every hit 0.5 (z = 0); the statement model gives expit(+-10) by the cosine
+    params = relevance.RelevanceParameters("biomed", {
+        "hybrid": RelevanceModel("hybrid", {}, 0.0),
+        "hybrid/statement": RelevanceModel("hybrid", {"cosine": 20.0}, -10.0)})
+    trail_hi, trail_lo = (StageScore("dense", 1, 1.0),), (StageScore("dense", 2, 0.0),)
+    hits = [JudgedHit("c", 1, True, MatchKind.PARTIAL, trail_hi, "d1", "aspirin lowers fever"),
+            JudgedHit("c", 2, False, MatchKind.PARTIAL, trail_lo, "d2", "aspirin lowers fever"),
+            JudgedHit("q", 1, True, MatchKind.PARTIAL, trail_hi, "d1", "Does aspirin lower fever?"),
+            JudgedHit("q", 2, False, MatchKind.PARTIAL, trail_lo, "d2", "Does aspirin lower fever?")]
+    r = reliability(annotating(params, "hybrid"), hits)
+    # claims: p = 1 - 4.54e-5 and 4.54e-5, both right within 4.54e-5; question: 0.5 and 0.5 against 1 and 0
+    # ECE: bin 0 (the claim's 4.54e-5, label 0): 1/4 * 4.54e-5; bin 5 (two 0.5, one relevant): 2/4 * 0;
+    # bin 9 (the claim's 0.99995, label 1): 1/4 * 4.54e-5 -> 2.27e-5
+    assert r.ece == pytest.approx(2 * 0.25 * 4.54e-5, rel=1e-2)
+    # Brier: (2 * 4.54e-5^2 + 0.25 + 0.25) / 4 = 0.125
+    assert r.brier == pytest.approx(0.125, abs=1e-6)
+    assert r.confident_queries == 2 and r.confident_right == 1.0
+    with pytest.raises(KeyError, match="no model of mode 'full'"):
+        annotating(params, "full")
 
 
 @pytest.mark.unit
@@ -257,6 +326,19 @@ def test_calibrate_refits_from_other_judgements_and_changes_the_answers(calibrat
 
 
 @pytest.mark.integration
+def test_calibrate_drops_the_query_kind_models_of_the_modes_it_refits(calibrated: tuple[Path, Path],
+                                                                      tmp_path: Path):
+    root, shared = calibrated
+    data = _copy(shared, tmp_path)
+    kept = RelevanceModel("full", {"cosine": 1.0}, 0.0)
+    written = relevance.load_parameters(data / relevance.USER_FILE)
+    relevance.RelevanceParameters("general", {**written.models, "hybrid/question": RelevanceModel("hybrid", {}, 0.0),
+                                              "full": kept, "full/question": kept}).save(data / relevance.USER_FILE)
+    _calibrate(root, data, _judged(tmp_path, "same", 0))
+    assert sorted(relevance.load_parameters(data / relevance.USER_FILE).models) == ["full", "full/question", "hybrid"]
+
+
+@pytest.mark.integration
 def test_a_model_with_a_rank_depth_orders_the_top_hits_by_its_probability(calibrated: tuple[Path, Path],
                                                                           tmp_path: Path):
     data = _copy(calibrated[1], tmp_path)
@@ -281,6 +363,16 @@ def test_a_model_with_a_rank_depth_orders_the_top_hits_by_its_probability(calibr
     with _engine(data) as engine:
         kept = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID)).hits
     assert [h.id for h in kept] == order
+    # a query kind's model gives the probability and the mode's model still orders: a constant 0.25
+    relevance.RelevanceParameters("general", {"hybrid": rising, "hybrid/statement": RelevanceModel(
+        "hybrid", {}, math.log(1 / 3))}).save(data / relevance.USER_FILE)
+    with _engine(data) as engine:
+        claim = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.HYBRID, explain=True)).hits
+        asked = engine.search(SearchRequest(query="what is aspirin", top_k=5, mode=SearchMode.HYBRID)).hits
+    assert [h.id for h in claim] == [h.id for h in after] and {h.relevance for h in claim} == {0.25}
+    assert [e.score for h in claim[:3] for e in h.trail if e.stage == relevance.RANK_STAGE] == [
+        h.relevance for h in after[:3]]  # the trail keeps the probability that ordered it
+    assert asked[0].relevance is not None and asked[0].relevance > 0.25
     # the features read the place before back, so a collected hit is scored as the engine scored it
     assert relevance.features(after[0].trail, after[0].match, 1)[FEATURES.index("position_log")] == pytest.approx(
         math.log(3))

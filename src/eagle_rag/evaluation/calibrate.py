@@ -34,12 +34,18 @@ class JudgedHit:
     document: str = ""
     """The hit's document (its ``record_id``, else its document id): re-ranking a collected run by the
     probability is scored against the qrels by it."""
+    query: str = ""
+    """The query's text: its kind (:func:`~eagle_rag.retrieve.relevance.query_kind`) chooses the model."""
 
     def features(self) -> np.ndarray:
         return relevance.features(self.trail, self.match, self.position)
 
+    @property
+    def kind(self) -> relevance.QueryKind:
+        return relevance.query_kind(self.query)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"query_id": self.query_id, "position": self.position, "relevant": self.relevant,
+        return {"query_id": self.query_id, "query": self.query, "position": self.position, "relevant": self.relevant,
                 "match": self.match.value, "document": self.document,
                 "trail": [{"stage": e.stage, "rank": e.rank, "score": e.score, "detail": dict(e.detail),
                            "skipped": e.skipped} for e in self.trail]}
@@ -49,7 +55,7 @@ class JudgedHit:
         trail = tuple(StageScore(e["stage"], int(e["rank"]), float(e["score"]), dict(e.get("detail") or {}),
                                  str(e.get("skipped") or "")) for e in data["trail"])
         return cls(str(data["query_id"]), int(data["position"]), bool(data["relevant"]),
-                   MatchKind(data["match"]), trail, str(data.get("document", "")))
+                   MatchKind(data["match"]), trail, str(data.get("document", "")), str(data.get("query", "")))
 
 
 def collect(engine: Any, data: BeirData, mode: SearchMode, depth: int = 10, min_grade: int = 1,
@@ -74,7 +80,8 @@ def judged_hits(query_id: str, response: Any, judged: dict[str, int], depth: int
     out: list[JudgedHit] = []
     for position, hit in enumerate(response.hits[:depth], start=1):
         doc = str(hit.metadata.get("record_id", hit.document_id))
-        out.append(JudgedHit(query_id, position, judged.get(doc, 0) >= min_grade, hit.match, hit.trail, doc))
+        out.append(JudgedHit(query_id, position, judged.get(doc, 0) >= min_grade, hit.match, hit.trail, doc,
+                             response.query))
     return out
 
 
@@ -103,11 +110,14 @@ def calibrate(engine: Any, data: BeirData, modes: Sequence[SearchMode], depth: i
               kb_names: tuple[str, ...] = (), fitted_on: str = "") -> relevance.RelevanceParameters:
     """Fit a model of every mode of ``modes`` on ``data`` and write them into the engine's data folder
     (:data:`relevance.USER_FILE`, keeping the models of other modes it holds); they take precedence over
-    the profile's shipped parameters. Returns what was written. Raises ValueError when the judged hits
-    of a mode hold one class."""
+    the profile's shipped parameters, and the refitted modes' query-kind models go (the new model is fitted on
+    the user's own queries, whatever their kinds). Returns what was written. Raises ValueError when the
+    judged hits of a mode hold one class."""
     path = engine.settings.data_path / relevance.USER_FILE
     before = relevance.parameters_at(path)
-    models = dict(before.models) if before is not None else {}
+    refitted = {mode.value for mode in modes}
+    models = {key: m for key, m in before.models.items()
+              if key.partition("/")[0] not in refitted} if before is not None else {}
     for mode in modes:
         hits = collect(engine, data, mode, depth, min_grade, kb_names=kb_names)
         models[mode.value] = fit_samples(hits, mode, fitted_on)
@@ -129,12 +139,27 @@ class Reliability:
     """(mean probability, share relevant, hits) of every non-empty bin."""
 
 
-def reliability(model: relevance.RelevanceModel, hits: Sequence[JudgedHit], n_bins: int = 10) -> Reliability:
+def annotating(params: relevance.RelevanceParameters, mode: str) -> Callable[[JudgedHit], relevance.RelevanceModel]:
+    """The model that gives a hit of ``mode`` its probability, by its query's kind, as a search chooses it
+    (:meth:`~eagle_rag.retrieve.relevance.RelevanceParameters.choice`). Raises KeyError for a mode without one."""
+    if mode not in params.models:
+        raise KeyError(f"the parameters have no model of mode {mode!r}")
+
+    def model_for(hit: JudgedHit) -> relevance.RelevanceModel:
+        chosen = params.choice(mode, hit.query)
+        assert chosen is not None  # the mode's model exists
+        return chosen.annotating
+    return model_for
+
+
+def reliability(model: relevance.RelevanceModel | Callable[[JudgedHit], relevance.RelevanceModel],
+                hits: Sequence[JudgedHit], n_bins: int = 10) -> Reliability:
     """ECE over ``n_bins`` equal-width bins (``sum_b n_b / N * |mean p_b - share relevant_b|``), the Brier
     score (mean of ``(p - label)^2``) and, among the queries whose top hit has probability >= 0.5, the share
-    whose top hit is relevant."""
+    whose top hit is relevant. ``model`` is one model for every hit, or the model of each hit (:func:`annotating`)."""
     x, y = matrix(hits)
-    p = np.array([model.probability(row) for row in x])
+    choose = model if callable(model) else (lambda _hit: model)
+    p = np.array([choose(h).probability(row) for h, row in zip(hits, x, strict=True)])
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     which = np.clip(np.digitize(p, edges[1:-1]), 0, n_bins - 1)
     bins: list[tuple[float, float, int]] = []

@@ -3,7 +3,8 @@
 One stage: :func:`features` turns what a hit's trail holds (each channel's rank, the best dense cosine,
 the cross-encoder score and the Tier-2 components when they ran, the match kind, the hit's place in
 the ranking) into a fixed vector; a :class:`RelevanceModel` (a logistic regression, fitted by :func:`fit`)
-turns the vector into a probability. One model per (profile, mode), kept in a small
+turns the vector into a probability. One model per (profile, mode), and optionally one per query kind
+(:class:`QueryKind`: a question, a statement or claim, a Chinese query) within a mode, kept in a small
 versioned JSON file (:class:`RelevanceParameters`): the one ``eagle-rag calibrate`` wrote into the data
 folder (:data:`USER_FILE`) first, else the one the profile ships (the biomed plugin's data folder for
 ``biomed``, the core's for ``general``; hook ``eagle_relevance_parameters``). A profile and mode
@@ -20,8 +21,10 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -30,6 +33,7 @@ import numpy as np
 from scipy.optimize import isotonic_regression, minimize
 from scipy.special import expit
 
+from eagle_rag.analysis.language import Language, text_language
 from eagle_rag.types import MatchKind, StageScore
 
 FORMAT = 1
@@ -49,6 +53,44 @@ RANK_STAGE = "relevance_rank"
 """The trail entry of a hit that :func:`reorder` moved: its new rank, its probability, and ``from``, its place
 before (the position the probability was computed at, and that :func:`features` reads back)."""
 _TIER2 = ("ce_norm", "li_norm", "entity", "section")
+
+
+class QueryKind(StrEnum):
+    """What a query asks, which sets how many relevant passages it tends to have: a question (several
+    snippets answer it, as in BioASQ), a statement or claim (about one abstract supports it, as in SciFact)
+    or a Chinese query (KUAKE's query-title pairs)."""
+
+    QUESTION = "question"
+    STATEMENT = "statement"
+    CHINESE = "chinese"
+
+
+_QUESTION_OPENINGS = frozenset((
+    "what", "which", "who", "whom", "whose", "when", "where", "why", "how",  # interrogatives
+    "is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "would", "will", "may", "might",
+    "has", "have", "had",  # auxiliaries opening a yes/no question
+    "list", "describe", "name", "explain", "please", "mention", "briefly", "give", "provide", "summarize",
+    "summarise", "identify", "tell"))  # requests ("List the genes ...")
+_QUESTION_ANYWHERE = re.compile(r"\b(?:what|how|yes\s+or\s+no)\b", re.IGNORECASE)
+
+
+def query_kind(query: str) -> QueryKind:
+    """:attr:`QueryKind.CHINESE` for a query in Chinese (:func:`~eagle_rag.analysis.language.text_language`);
+    else a question when it ends with a question mark, opens with an interrogative word, an auxiliary or a
+    request ("list", "describe", "please"), or asks "what", "how" or "yes or no" anywhere; else a statement."""
+    text = query.strip()
+    if text_language(text) is Language.ZH:
+        return QueryKind.CHINESE
+    first = text.split()[0].lower().strip("\"'(") if text else ""
+    if text.endswith(("?", "\uff1f")) or first in _QUESTION_OPENINGS or _QUESTION_ANYWHERE.search(text):
+        return QueryKind.QUESTION
+    return QueryKind.STATEMENT
+
+
+def model_key(mode: str, kind: QueryKind | None = None) -> str:
+    """The key of a model in a parameters file: the mode (``hybrid``), or the mode and a query kind
+    (``hybrid/statement``)."""
+    return mode if kind is None else f"{mode}/{kind.value}"
 
 
 class RelevanceParametersError(ValueError):
@@ -173,11 +215,34 @@ def reorder(items: Sequence[Any], probabilities: Sequence[float], depth: int,
 
 @dataclass(frozen=True)
 class RelevanceParameters:
-    """The models of one profile, by mode name, and where they came from."""
+    """The models of one profile, by :func:`model_key` (a mode, or a mode and a query kind), and where they
+    came from. A mode's model orders the hits when it has a ``rank_depth``, and gives the probability of the
+    queries of every kind without a model of their own; a kind's model only gives the probability (its
+    ``rank_depth`` must be 0: the ordering was measured with the mode's model)."""
 
     profile: str
     models: Mapping[str, RelevanceModel] = field(default_factory=dict)
     source: str = ""
+
+    def __post_init__(self) -> None:
+        for key, model in self.models.items():
+            mode, _, kind = key.partition("/")
+            if kind and kind not in set(QueryKind):
+                raise RelevanceParametersError(f"relevance model {key!r}: unknown query kind {kind!r} "
+                                               f"(known: {', '.join(QueryKind)})")
+            if kind and model.rank_depth:
+                raise RelevanceParametersError(f"relevance model {key!r}: a query kind's model only annotates; "
+                                               "rank_depth belongs to the mode's model")
+            if kind and mode not in self.models:
+                raise RelevanceParametersError(f"relevance model {key!r}: the file has no model of mode {mode!r}")
+
+    def choice(self, mode: str, query: str) -> ModelChoice | None:
+        """The models of ``mode`` for ``query``: the mode's own orders, its query kind's (else the mode's)
+        gives the probability; None when the file has no model of ``mode``."""
+        ranking = self.models.get(mode)
+        if ranking is None:
+            return None
+        return ModelChoice(ranking, self.models.get(model_key(mode, query_kind(query)), ranking))
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": FORMAT, "profile": self.profile,
@@ -196,10 +261,11 @@ def load_parameters(path: Path) -> RelevanceParameters:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise RelevanceParametersError(f"{path}: relevance parameters of format {FORMAT} expected")
     try:
-        models = {str(mode): RelevanceModel.from_dict(str(mode), m) for mode, m in data["models"].items()}
+        models = {str(key): RelevanceModel.from_dict(str(key).partition("/")[0], m)
+                  for key, m in data["models"].items()}
+        return RelevanceParameters(str(data.get("profile", "")), models, str(path))
     except (KeyError, TypeError, ValueError) as exc:
         raise RelevanceParametersError(f"{path}: invalid relevance model: {exc}") from exc
-    return RelevanceParameters(str(data.get("profile", "")), models, str(path))
 
 
 @lru_cache(maxsize=16)
@@ -216,13 +282,26 @@ def parameters_at(path: Path) -> RelevanceParameters | None:
     return _cached(str(path), mtime)
 
 
-def resolve_model(data_path: Path, profile: str, mode: str, shipped: Path | None) -> RelevanceModel | None:
-    """The model of ``mode``: the data folder's :data:`USER_FILE` when it has one for the mode, else the
-    profile's ``shipped`` file; None when neither has one (the hits' relevance is then None)."""
+@dataclass(frozen=True)
+class ModelChoice:
+    """The models one search uses: ``ranking`` (the mode's; it orders the hits when it has a ``rank_depth``)
+    and ``annotating`` (the query kind's when the file has one, else the same model; it gives each hit's
+    ``relevance``)."""
+
+    ranking: RelevanceModel
+    annotating: RelevanceModel
+
+
+def resolve_model(data_path: Path, profile: str, mode: str, shipped: Path | None,
+                  query: str = "") -> ModelChoice | None:
+    """The models of ``mode`` for ``query`` (:meth:`RelevanceParameters.choice`) from the data folder's
+    :data:`USER_FILE` when it has a model of the mode (its kinds' models then come from it alone), else from
+    the profile's ``shipped`` file; None when neither has one (the hits' relevance is then None)."""
     for path in (data_path / USER_FILE, shipped):
         params = parameters_at(path) if path is not None else None
-        if params is not None and mode in params.models:
-            return params.models[mode]
+        chosen = params.choice(mode, query) if params is not None else None
+        if chosen is not None:
+            return chosen
     return None
 
 

@@ -168,21 +168,22 @@ def _check_min_relevance(engine: Engine, request: SearchRequest) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
         raise InvalidRequest(f"min_relevance must be a number from 0 to 1, got {value!r}",
                              {"field": "min_relevance"})
-    model, problem = relevance_model(engine, request.mode)
-    if model is None:
+    models, problem = relevance_models(engine, request.mode, request.query)
+    if models is None:
         raise InvalidRequest(f"min_relevance cannot apply: {problem}", {"field": "min_relevance"})
 
 
-def relevance_model(engine: Engine, mode: SearchMode) -> tuple[relevance.RelevanceModel | None, str]:
-    """The relevance model of the engine's profile and ``mode`` (the data folder's calibrated one first,
-    then the profile's shipped one), or None and why (:mod:`eagle_rag.retrieve.relevance`)."""
+def relevance_models(engine: Engine, mode: SearchMode, query: str) -> tuple[relevance.ModelChoice | None, str]:
+    """The relevance models of the engine's profile, ``mode`` and the kind of ``query`` (the data folder's
+    calibrated ones first, then the profile's shipped ones), or None and why
+    (:mod:`eagle_rag.retrieve.relevance`)."""
     profile = engine.settings.profile
     shipped = engine.pm.hook.eagle_relevance_parameters(profile=profile)
     try:
-        model = relevance.resolve_model(engine.settings.data_path, profile, mode.value, shipped)
+        models = relevance.resolve_model(engine.settings.data_path, profile, mode.value, shipped, query)
     except relevance.RelevanceParametersError as exc:
         return None, f"relevance: {exc}; hits carry relevance null"
-    return model, "" if model is not None else relevance.missing_note(profile, mode.value)
+    return models, "" if models is not None else relevance.missing_note(profile, mode.value)
 
 
 def _relevances(model: relevance.RelevanceModel | None, query: str,
@@ -365,13 +366,15 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     matching = _above_semantic_floor(engine, request.query, visible)
     shaped = apply_result_options(request, matching, engine.vectors, rrf_k=engine.settings.router.rrf_k,
                                   today=datetime.now(UTC).date())
-    model, relevance_note = relevance_model(engine, request.mode)
+    models, relevance_note = relevance_models(engine, request.mode, request.query)
     limit = request.min_relevance
-    depth = model.rank_depth if model is not None else 0
-    probabilities = _relevances(model, request.query, shaped.nodes if limit is not None else
-                                shaped.nodes[: max(request.offset + request.top_k, depth)])
-    ranked = _ordered_by_relevance(shaped.nodes, probabilities, depth,
-                                   model.rank_collections if model is not None else ())
+    depth = models.ranking.rank_depth if models is not None else 0
+    scored = shaped.nodes if limit is not None else shaped.nodes[: max(request.offset + request.top_k, depth)]
+    probabilities = _relevances(models.annotating if models is not None else None, request.query, scored)
+    order = probabilities if models is None or models.ranking is models.annotating else \
+        _relevances(models.ranking, request.query, shaped.nodes[:depth])
+    ranked = _ordered_by_relevance(shaped.nodes, order, depth,
+                                   models.ranking.rank_collections if models is not None else ())
     nodes = [n for n in ranked if limit is None or probabilities[n.node_id] >= limit]
     below = len(shaped.nodes) - len(nodes)
     record = tally(ctx)
@@ -383,7 +386,7 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     tags = _document_tags(engine, [n.node.document_id for n in page])
     hits = tuple(_to_hit(engine.settings, request.query, n, request.explain, tags.get(n.node.document_id, ()),
                          probabilities.get(n.node_id)) for n in page)
-    expected = round(sum(probabilities[h.id] for h in hits), 4) if model is not None else None
+    expected = round(sum(probabilities[h.id] for h in hits), 4) if models is not None else None
     timings = {**result.timings_ms, "total": (time.perf_counter() - started) * 1000}
     route = {"query": result.query, "plans": [p.collection for p in result.decision.plans],
              "plans_with_hits": result.plans_run, "reason": result.decision.reason}
