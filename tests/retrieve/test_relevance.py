@@ -122,6 +122,7 @@ def test_parameters_round_trip_and_a_negative_monotone_coefficient_is_refused(tm
     ("Please list 3 drugs that have EGFR as their primary target.", "question"),  # a request
     ("Human dihydroorotate dehydrogenase is involved in what pathway", "question"),  # "what" inside
     ("Anaplasma phagocytophilum is an obligate bacterium, yes  or no", "question"),
+    ("Hydrops is associated with Meniere's disease. Please provide a summary of it.", "question"),
     ("0-dimensional biomaterials show inductive properties.", "statement"),  # a SciFact claim
     ("metformin lactic acidosis", "statement"),                    # keywords
     ("Aspirin, which inhibits COX, lowers fever", "statement"),    # "which" as a relative pronoun
@@ -215,13 +216,24 @@ def test_the_shipped_parameters_load_and_keep_the_monotone_rule():
     spec = importlib.util.find_spec("eagle_rag_biomed")  # the plugin's data folder, without importing it
     assert spec is not None and spec.origin is not None
     biomed = relevance.load_parameters(Path(spec.origin).parent / "data" / "relevance_biomed.json")
-    assert biomed.profile == "biomed" and set(biomed.models) == {"hybrid", "full"}
-    assert all(m.samples > 1000 and m.calibration for m in biomed.models.values())
+    # the modes' models (BioASQ questions) and the models of claims (SciFact) and Chinese queries (KUAKE)
+    assert set(biomed.models) == {"hybrid", "full", "hybrid/statement", "full/statement", "hybrid/chinese",
+                                  "full/chinese"} and biomed.profile == "biomed"
+    assert all(m.samples >= 2000 and m.calibration for m in biomed.models.values())
     # only hybrid orders by the probability (measured better on BioASQ's tune folds, confirmed on test)
-    assert {mode: m.rank_depth for mode, m in biomed.models.items()} == {"hybrid": 30, "full": 0}
+    assert {mode: m.rank_depth for mode, m in biomed.models.items() if m.rank_depth} == {"hybrid": 30}
     assert biomed.models["hybrid"].rank_collections == ("eagle_text_biomed",)  # the collection it was fitted on
+    # a claim is scored by the claims' model and still ordered by the mode's; a question by the mode's alone
+    claim = biomed.choice("hybrid", "Aspirin lowers the risk of colorectal cancer.")
+    assert claim == relevance.ModelChoice(biomed.models["hybrid"], biomed.models["hybrid/statement"])
+    chinese = biomed.choice("full", "阿司匹林的副作用")
+    assert chinese == relevance.ModelChoice(biomed.models["full"], biomed.models["full/chinese"])
+    asked = biomed.choice("hybrid", "Which factor is inhibited by Milvexian?")
+    assert asked == relevance.ModelChoice(biomed.models["hybrid"], biomed.models["hybrid"])
     general = relevance.load_parameters(relevance.GENERAL_FILE)
-    assert general.profile == "general" and set(general.models) == {"hybrid", "full"}
+    assert general.profile == "general" and set(general.models) == {"hybrid", "full", "hybrid/question",
+                                                                    "full/question"}
+    assert all(m.samples >= 2000 and m.calibration and not m.rank_depth for m in general.models.values())
 
 
 # --------------------------------------------------------------------------- calibrate and search

@@ -71,13 +71,14 @@ _QUESTION_OPENINGS = frozenset((
     "has", "have", "had",  # auxiliaries opening a yes/no question
     "list", "describe", "name", "explain", "please", "mention", "briefly", "give", "provide", "summarize",
     "summarise", "identify", "tell"))  # requests ("List the genes ...")
-_QUESTION_ANYWHERE = re.compile(r"\b(?:what|how|yes\s+or\s+no)\b", re.IGNORECASE)
+_QUESTION_ANYWHERE = re.compile(r"\b(?:what|how|please|yes\s+or\s+no)\b", re.IGNORECASE)
 
 
 def query_kind(query: str) -> QueryKind:
     """:attr:`QueryKind.CHINESE` for a query in Chinese (:func:`~eagle_rag.analysis.language.text_language`);
     else a question when it ends with a question mark, opens with an interrogative word, an auxiliary or a
-    request ("list", "describe", "please"), or asks "what", "how" or "yes or no" anywhere; else a statement."""
+    request ("list", "describe", "please"), or says "what", "how", "please" or "yes or no" anywhere; else a
+    statement."""
     text = query.strip()
     if text_language(text) is Language.ZH:
         return QueryKind.CHINESE
