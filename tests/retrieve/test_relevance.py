@@ -231,8 +231,8 @@ def test_the_shipped_parameters_load_and_keep_the_monotone_rule():
     asked = biomed.choice("hybrid", "Which factor is inhibited by Milvexian?")
     assert asked == relevance.ModelChoice(biomed.models["hybrid"], biomed.models["hybrid"])
     general = relevance.load_parameters(relevance.GENERAL_FILE)
-    assert general.profile == "general" and set(general.models) == {"hybrid", "full", "hybrid/question",
-                                                                    "full/question"}
+    assert general.profile == "general" and set(general.models) == {
+        "hybrid", "full", "hybrid/question", "full/question", "hybrid/chinese", "full/chinese"}
     assert all(m.samples >= 2000 and m.calibration and not m.rank_depth for m in general.models.values())
 
 
