@@ -10,7 +10,10 @@ For each text candidate of the pool (the first ``tier2.pool``)::
               mode other than ``full``, the stage switched off, or any failure) ``ce_norm`` falls back
               to the rank prior: the existing order. The model reads only the first
               ``tier2.cross_encoder_pool`` candidates by the formula without it
-              (:func:`cross_encoder_choice`); the others get ``ce_norm`` = 0.
+              (:func:`cross_encoder_choice`); the others get ``ce_norm`` = 0. In mode full, a query
+              outside the cross-encoder's languages (Chinese) gets, in its place, the normalised
+              multilingual e5 query-passage cosine (stage ``multilingual_cosine``;
+              ``search.multilingual_rerank_weight`` 0 turns it off and leaves the prior there).
 ``li_norm``   normalised late-interaction (ColBERT MaxSim) scores, only when ``w_li > 0`` in
               mode full with the ``late_interaction`` stage on; else 0.
               Both are min-max normalised raw scores, or with ``tier2.normalise = rank`` the rank
@@ -30,11 +33,11 @@ list. See docs/biomed.md, "Tier-2: the merged rerank".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from eagle_rag.plugin_api import HookContext, NodeWithScore, SearchMode
-from eagle_rag.plugin_api.retrieve import CROSS_ENCODER_STAGE, skipped_for_language
+from eagle_rag.plugin_api.retrieve import CROSS_ENCODER_STAGE, multilingual_ranked, skipped_for_language
 from eagle_rag.plugin_api.text import model_covers
 from eagle_rag_biomed.names import PLUGIN_NAME, RERANK_LANGUAGES
 from eagle_rag_biomed.options import biomed_options
@@ -151,6 +154,16 @@ def _trail_cross_encoder(pool: Sequence[NodeWithScore], covered: Sequence[bool],
     return out
 
 
+def _multilingual(ctx: HookContext, query: str, pool: Sequence[NodeWithScore],
+                  norm: Callable[[list[float]], list[float]]) -> dict[str, tuple[NodeWithScore, float]]:
+    """The passages of ``pool`` that the multilingual e5 may read with ``query``, by node id: the node as e5
+    ranked it (its last trail entry ``multilingual_cosine``: the cosine and the rank among them) and its
+    normalised cosine; {} when e5 reads none or is switched off."""
+    ranked = multilingual_ranked(ctx, query, list(pool))
+    values = norm([n.score for n in ranked]) if ranked else []
+    return {n.node_id: (n, v) for n, v in zip(ranked, values, strict=True)}
+
+
 def post_rrf_rerank(ctx: HookContext, analysis: QueryAnalysis, nodes: Sequence[NodeWithScore],
                     mode: SearchMode) -> list[NodeWithScore]:
     """The Tier-2 ranking of ``nodes`` (see the module docstring); the models run in mode ``full`` only.
@@ -199,15 +212,22 @@ def post_rrf_rerank(ctx: HookContext, analysis: QueryAnalysis, nodes: Sequence[N
         scorable = [n for n, ok in zip(pool, ce_asked, strict=True) if ok]
         ce_raw = cross_encoder_scores(ctx, ce_label, query, scorable, opts.tier2.max_chars, opts.tier2.with_name,
                                       opts.tier2.window_chars)
-        if ce_raw is not None:
-            # a passage outside the model's languages keeps its prior; one outside the cross-encoder's
-            # pool ranks below every passage it read
-            fallback = [0.0 if ok else p for p, ok in zip(prior, ce_covered, strict=True)]
-            ce_norm = _spread(norm(ce_raw), ce_asked, fallback)
+    if ce_raw is not None:
+        # a passage outside the model's languages keeps its prior; one outside the cross-encoder's
+        # pool ranks below every passage it read
+        fallback = [0.0 if ok else p for p, ok in zip(prior, ce_covered, strict=True)]
+        ce_norm = _spread(norm(ce_raw), ce_asked, fallback)
+    # a query the cross-encoder cannot read (Chinese): the normalised e5 cosine in its place
+    unread = full and opts.stages.cross_encoder and weights.w_ce > 0 and not any(ce_covered)
+    read_by_e5 = _multilingual(ctx, query, pool, norm) if unread else {}
+    if read_by_e5:
+        ce_norm = [read_by_e5[n.node_id][1] if n.node_id in read_by_e5 else p for n, p in zip(pool, prior, strict=True)]
 
     signals = replace(cheap, ce_norm=ce_norm) if ce_norm is not None else cheap
     if full and opts.stages.cross_encoder and weights.w_ce > 0:
         pool = _trail_cross_encoder(pool, ce_covered, ce_asked, ce_raw)
+        pool = [replace(n, trail=(*n.trail, read_by_e5[n.node_id][0].trail[-1])) if n.node_id in read_by_e5 else n
+                for n in pool]
     fused = fuse_signals(pool, signals, weights)
     if workflow is Workflow.CHEMICAL and opts.stages.chemical_branch:
         fused = apply_chemical_branch(ctx, analysis, fused, scale=weights.positive_total)

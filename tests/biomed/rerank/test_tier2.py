@@ -165,6 +165,38 @@ def test_a_chinese_query_gets_no_cross_encoder_score(tmp_path: Path) -> None:
     assert decisions(ctx, "biomed_rerank_t2")[-1].data["cross_encoder"] is None
 
 
+def test_a_chinese_query_reads_the_multilingual_cosine_in_place_of_the_cross_encoder(tmp_path: Path) -> None:
+    # the prior puts the unrelated passage first; the e5 cosine puts the one about the query first
+    texts = ["metformin adverse reactions", "二甲双胍 不良反应 胃肠道"]
+    nodes = [hit("b", texts[0]), hit("a", texts[1])]
+    final, detail, cosine = {}, {}, {}
+    for weight in (1.0, 0.0):
+        ctx = context(tmp_path / str(weight), search={"multilingual_rerank_weight": weight})
+        out = post_rrf_rerank(ctx, analysis("二甲双胍 不良反应", REGULATORY), nodes, SearchMode.FULL)
+        final[weight] = {n.node_id: n.trail[-1].score for n in out}
+        detail[weight] = {n.node_id: n.trail[-1].detail for n in out}
+        cosine[weight] = {n.node_id: next((e for e in n.trail if e.stage == "multilingual_cosine"), None)
+                          for n in out}
+    assert [detail[1.0]["b"]["prior"], detail[1.0]["a"]["prior"]] == [1.0, 0.0]
+    # on: ce_norm = min-max of the two cosines, the passage about the query 1.0, the other 0.0; the trail
+    # keeps each cosine and its rank
+    on = cosine[1.0]
+    assert on["a"] is not None and on["b"] is not None and on["a"].score > on["b"].score
+    assert (on["a"].rank, on["b"].rank) == (1, 2)
+    assert [detail[1.0]["a"]["ce_norm"], detail[1.0]["b"]["ce_norm"]] == [1.0, 0.0]
+    # off: the prior stays in ce_norm's place, as before
+    assert cosine[0.0] == {"a": None, "b": None}
+    assert [detail[0.0]["a"]["ce_norm"], detail[0.0]["b"]["ce_norm"]] == [0.0, 1.0]
+    # the Tier-2 score moves by w_ce times the change of ce_norm, nothing else: +w_ce for a, -w_ce for b
+    w_ce = weights_for(REGULATORY.workflow).w_ce
+    assert final[1.0]["a"] - final[0.0]["a"] == pytest.approx(w_ce)
+    assert final[1.0]["b"] - final[0.0]["b"] == pytest.approx(-w_ce)
+    # an English query never reads it: the cross-encoder scores the passages
+    ctx = context(tmp_path / "en")
+    english = post_rrf_rerank(ctx, analysis("metformin adverse reactions", REGULATORY), nodes, SearchMode.FULL)
+    assert all(e.stage != "multilingual_cosine" for n in english for e in n.trail)
+
+
 def test_a_chinese_passage_keeps_its_prior_while_the_english_ones_are_scored(tmp_path: Path) -> None:
     ctx = context(tmp_path)
     texts = ["二甲双胍 不良反应", "imatinib dosage 400 mg", "unrelated words"]
