@@ -4,6 +4,7 @@ model and its monotone rule, the parameters file, ``eagle-rag calibrate``, ``min
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Iterator
@@ -186,6 +187,30 @@ def test_reliability_scores_each_hit_with_its_query_kinds_model():
 
 
 @pytest.mark.unit
+def test_calibrate_by_kind_fits_a_model_for_each_kind_with_enough_judged_hits():
+    from eagle_rag.evaluation.calibrate import MIN_KIND_HITS, JudgedHit, kind_models
+
+    def hits(query: str, n: int, relevant_every: int) -> list[JudgedHit]:
+        return [JudgedHit(f"{query}{i // 10}", i % 10 + 1, i % relevant_every == 0, MatchKind.PARTIAL,
+                          (StageScore("dense", i % 10 + 1, 0.9 - 0.01 * (i % 10)),), f"d{i}", query)
+                for i in range(n)]
+
+    questions = hits("Which drug lowers fever?", MIN_KIND_HITS + 20, 3)   # 120 hits, 40 relevant
+    claims = hits("aspirin lowers fever", MIN_KIND_HITS, 5)               # 100 hits, 20 relevant
+    chinese = hits("阿司匹林 退烧", MIN_KIND_HITS - 1, 4)                  # 99 hits: too few for a model
+    models = kind_models([*questions, *claims, *chinese], SearchMode.HYBRID, "mine")
+    assert sorted(models) == ["hybrid/question", "hybrid/statement"]
+    assert (models["hybrid/question"].samples, models["hybrid/question"].positives) == (120, 40)
+    assert (models["hybrid/statement"].samples, models["hybrid/statement"].positives) == (100, 20)
+    assert models["hybrid/statement"].fitted_on == "mine; statement queries"
+    # one kind only: the mode's model is that kind's, no model of its own
+    assert kind_models(questions, SearchMode.HYBRID, "mine") == {}
+    # a kind whose hits hold one class gets none
+    none_relevant = [dataclasses.replace(h, relevant=False) for h in claims]
+    assert sorted(kind_models([*questions, *none_relevant], SearchMode.HYBRID, "mine")) == ["hybrid/question"]
+
+
+@pytest.mark.unit
 def test_reorder_sorts_only_the_first_depth_items_and_keeps_ties_in_order():
     items = ["a", "b", "c", "d", "e"]
     # the first three by probability: c (0.9), then a and b tied at 0.4 in their order; d, e stay behind
@@ -246,7 +271,7 @@ def _judged(root: Path, name: str, shift: int) -> Path:
     return path
 
 
-def _calibrate(root: Path, data: Path, qrels: Path) -> str:
+def _calibrate(root: Path, data: Path, qrels: Path, *options: str) -> str:
     from eagle_rag.cli.app import main
 
     with pytest.MonkeyPatch.context() as patch:
@@ -257,7 +282,7 @@ def _calibrate(root: Path, data: Path, qrels: Path) -> str:
             patch.setenv(name, value)
         with pytest.raises(SystemExit) as ended:
             main(["calibrate", "--queries", str(root / "queries.jsonl"), "--qrels", str(qrels), "--corpus",
-                  str(root / "corpus.jsonl"), "--mode", "hybrid", "--data-dir", str(data)])
+                  str(root / "corpus.jsonl"), "--mode", "hybrid", "--data-dir", str(data), *options])
         assert ended.value.code in (0, None)
     return (data / relevance.USER_FILE).read_text()
 
@@ -346,7 +371,8 @@ def test_calibrate_drops_the_query_kind_models_of_the_modes_it_refits(calibrated
     written = relevance.load_parameters(data / relevance.USER_FILE)
     relevance.RelevanceParameters("general", {**written.models, "hybrid/question": RelevanceModel("hybrid", {}, 0.0),
                                               "full": kept, "full/question": kept}).save(data / relevance.USER_FILE)
-    _calibrate(root, data, _judged(tmp_path, "same", 0))
+    _calibrate(root, data, _judged(tmp_path, "same", 0), "--by-kind")
+    # --by-kind: these queries are all statements, so the mode's model is theirs and no kind model is added
     assert sorted(relevance.load_parameters(data / relevance.USER_FILE).models) == ["full", "full/question", "hybrid"]
 
 

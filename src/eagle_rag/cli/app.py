@@ -518,12 +518,15 @@ def calibrate(queries: Annotated[Path, typer.Option(help="the judged queries: a 
               data_dir: Annotated[Path | None, typer.Option(help="the data folder (default: the settings')")] = None,
               min_grade: Annotated[int, typer.Option(min=1, help="the lowest grade that counts as relevant")] = 1,
               limit_queries: Annotated[int | None, typer.Option(min=1, help="first N judged queries only")] = None,
-              depth: Annotated[int, typer.Option(min=1, max=100, help="hits per query to fit on")] = 10) -> None:
+              depth: Annotated[int, typer.Option(min=1, max=100, help="hits per query to fit on")] = 10,
+              by_kind: Annotated[bool, typer.Option("--by-kind", help="queries of several kinds (questions, "
+                                                    "statements, Chinese) also get a model per kind")] = False) -> None:
     """Fit the relevance probability of every hit on your own judgements and settings.
 
     Runs the judged queries in each mode, labels the top --depth hits from the qrels (unjudged hits count
-    as not relevant) and fits a logistic model per mode (eagle_rag.retrieve.relevance), written into the
-    data folder as relevance.json: it takes precedence over the parameters the profile ships."""
+    as not relevant) and fits a logistic model per mode (eagle_rag.retrieve.relevance), and with --by-kind one
+    per query kind too, written into the data folder as relevance.json: it takes precedence over the
+    parameters the profile ships."""
     from eagle_rag.engine import Engine
     from eagle_rag.errors import InvalidRequest
     from eagle_rag.evaluation import beir
@@ -545,7 +548,8 @@ def calibrate(queries: Annotated[Path, typer.Option(help="the judged queries: a 
             with CommandProgress("calibrate: indexing", "documents", console=err) as progress:
                 beir.ensure_index(engine, data, lambda done, _total: progress.update(done))
         params = fitting.calibrate(engine, data, modes, depth, min_grade, (beir.KB_NAME,) if corpus else (),
-                                   fitted_on=f"{qrels.name}: {len(ids)} queries, grade >= {min_grade}")
+                                   fitted_on=f"{qrels.name}: {len(ids)} queries, grade >= {min_grade}",
+                                   by_kind=by_kind)
     for name, model in sorted(params.models.items()):
         clipped = f"; held at 0 (monotone): {', '.join(model.clipped)}" if model.clipped else ""
         console.print(f"{name}: {model.samples} hits, {model.positives} relevant{clipped}")

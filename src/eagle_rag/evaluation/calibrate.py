@@ -106,13 +106,34 @@ def fit_samples(hits: Sequence[JudgedHit], mode: SearchMode, fitted_on: str) -> 
     return relevance.fit(x, y, mode.value, fitted_on)
 
 
+MIN_KIND_HITS = 100
+"""The judged hits a query kind needs (with relevant and non-relevant ones among them) for a model of its own
+(:func:`calibrate` with ``by_kind``)."""
+
+
+def kind_models(hits: Sequence[JudgedHit], mode: SearchMode, fitted_on: str) -> dict[str, relevance.RelevanceModel]:
+    """A model per query kind of ``hits`` (key ``mode/kind``) when they hold more than one kind: each kind
+    with at least :data:`MIN_KIND_HITS` hits of both classes; {} when all are of one kind (the mode's model
+    is then that kind's)."""
+    by_kind: dict[relevance.QueryKind, list[JudgedHit]] = {}
+    for hit in hits:
+        by_kind.setdefault(hit.kind, []).append(hit)
+    if len(by_kind) < 2:
+        return {}
+    return {relevance.model_key(mode.value, kind): fit_samples(group, mode, f"{fitted_on}; {kind.value} queries")
+            for kind, group in sorted(by_kind.items())
+            if len(group) >= MIN_KIND_HITS and 0 < sum(h.relevant for h in group) < len(group)}
+
+
 def calibrate(engine: Any, data: BeirData, modes: Sequence[SearchMode], depth: int = 10, min_grade: int = 1,
-              kb_names: tuple[str, ...] = (), fitted_on: str = "") -> relevance.RelevanceParameters:
+              kb_names: tuple[str, ...] = (), fitted_on: str = "",
+              by_kind: bool = False) -> relevance.RelevanceParameters:
     """Fit a model of every mode of ``modes`` on ``data`` and write them into the engine's data folder
     (:data:`relevance.USER_FILE`, keeping the models of other modes it holds); they take precedence over
     the profile's shipped parameters, and the refitted modes' query-kind models go (the new model is fitted on
-    the user's own queries, whatever their kinds). Returns what was written. Raises ValueError when the
-    judged hits of a mode hold one class."""
+    the user's own queries, whatever their kinds). With ``by_kind``, queries of several kinds also get a model
+    per kind (:func:`kind_models`). Returns what was written. Raises ValueError when the judged hits of a mode
+    hold one class."""
     path = engine.settings.data_path / relevance.USER_FILE
     before = relevance.parameters_at(path)
     refitted = {mode.value for mode in modes}
@@ -121,6 +142,8 @@ def calibrate(engine: Any, data: BeirData, modes: Sequence[SearchMode], depth: i
     for mode in modes:
         hits = collect(engine, data, mode, depth, min_grade, kb_names=kb_names)
         models[mode.value] = fit_samples(hits, mode, fitted_on)
+        if by_kind:
+            models.update(kind_models(hits, mode, fitted_on))
     params = relevance.RelevanceParameters(engine.settings.profile, models, str(path))
     params.save(path)
     return params
