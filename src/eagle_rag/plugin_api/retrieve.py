@@ -11,13 +11,11 @@ from eagle_rag.retrieve.channels import embed_query
 from eagle_rag.retrieve.cross_rerank import STAGE as CROSS_ENCODER_STAGE
 from eagle_rag.retrieve.cross_rerank import skipped_for_language
 from eagle_rag.retrieve.fusion import inject_supplement_candidates, is_injected, merge_rrf, sparse_overlap_score
-from eagle_rag.retrieve.multilingual_rerank import STAGE as MULTILINGUAL_STAGE
 from eagle_rag.retrieve.multilingual_rerank import multilingual_ranked
 from eagle_rag.retrieve.safe_hooks import call_hook
 
 __all__ = [
     "CROSS_ENCODER_STAGE",
-    "MULTILINGUAL_STAGE",
     "call_hook",
     "embed_query",
     "inject_supplement_candidates",

@@ -186,14 +186,20 @@ def relevance_models(engine: Engine, mode: SearchMode, query: str) -> tuple[rele
     return models, "" if models is not None else relevance.missing_note(profile, mode.value)
 
 
-def _relevances(model: relevance.RelevanceModel | None, query: str,
-                nodes: Sequence[NodeWithScore]) -> dict[str, float]:
-    """The probability of relevance of every node, by node id; a node's place in ``nodes`` (the whole
-    ranking, before any page or ``min_relevance`` cut) is its position feature."""
-    if model is None:
-        return {}
-    return {n.node_id: round(model.probability(relevance.features(n.trail, _match_kind(query, n), position)), 4)
-            for position, n in enumerate(nodes, start=1)}
+def _relevances(choice: relevance.ModelChoice | None, query: str,
+                nodes: Sequence[NodeWithScore]) -> tuple[dict[str, float], dict[str, float]]:
+    """The probability of relevance of every node, by node id, under the annotating and under the ranking
+    model of ``choice`` (the same dict twice when they are one model; two empty ones without a model); each
+    node's features are read once, its place in ``nodes`` (the whole ranking, before any page or
+    ``min_relevance`` cut) its position feature."""
+    if choice is None:
+        return {}, {}
+    rows = [(n.node_id, relevance.features(n.trail, _match_kind(query, n), position))
+            for position, n in enumerate(nodes, start=1)]
+    annotated = {node_id: round(choice.annotating.probability(x), 4) for node_id, x in rows}
+    if choice.ranking is choice.annotating:
+        return annotated, annotated
+    return annotated, {node_id: round(choice.ranking.probability(x), 4) for node_id, x in rows}
 
 
 def _ordered_by_relevance(nodes: Sequence[NodeWithScore], probabilities: Mapping[str, float], depth: int,
@@ -370,9 +376,7 @@ def _search(engine: Engine, request: SearchRequest) -> SearchResponse:
     limit = request.min_relevance
     depth = models.ranking.rank_depth if models is not None else 0
     scored = shaped.nodes if limit is not None else shaped.nodes[: max(request.offset + request.top_k, depth)]
-    probabilities = _relevances(models.annotating if models is not None else None, request.query, scored)
-    order = probabilities if models is None or models.ranking is models.annotating else \
-        _relevances(models.ranking, request.query, shaped.nodes[:depth])
+    probabilities, order = _relevances(models, request.query, scored)
     ranked = _ordered_by_relevance(shaped.nodes, order, depth,
                                    models.ranking.rank_collections if models is not None else ())
     nodes = [n for n in ranked if limit is None or probabilities[n.node_id] >= limit]

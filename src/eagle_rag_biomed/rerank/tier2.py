@@ -33,7 +33,7 @@ list. See docs/biomed.md, "Tier-2: the merged rerank".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from eagle_rag.plugin_api import HookContext, NodeWithScore, SearchMode
@@ -154,16 +154,6 @@ def _trail_cross_encoder(pool: Sequence[NodeWithScore], covered: Sequence[bool],
     return out
 
 
-def _multilingual(ctx: HookContext, query: str, pool: Sequence[NodeWithScore],
-                  norm: Callable[[list[float]], list[float]]) -> dict[str, tuple[NodeWithScore, float]]:
-    """The passages of ``pool`` that the multilingual e5 may read with ``query``, by node id: the node as e5
-    ranked it (its last trail entry ``multilingual_cosine``: the cosine and the rank among them) and its
-    normalised cosine; {} when e5 reads none or is switched off."""
-    ranked = multilingual_ranked(ctx, query, list(pool))
-    values = norm([n.score for n in ranked]) if ranked else []
-    return {n.node_id: (n, v) for n, v in zip(ranked, values, strict=True)}
-
-
 def post_rrf_rerank(ctx: HookContext, analysis: QueryAnalysis, nodes: Sequence[NodeWithScore],
                     mode: SearchMode) -> list[NodeWithScore]:
     """The Tier-2 ranking of ``nodes`` (see the module docstring); the models run in mode ``full`` only.
@@ -217,17 +207,15 @@ def post_rrf_rerank(ctx: HookContext, analysis: QueryAnalysis, nodes: Sequence[N
         # pool ranks below every passage it read
         fallback = [0.0 if ok else p for p, ok in zip(prior, ce_covered, strict=True)]
         ce_norm = _spread(norm(ce_raw), ce_asked, fallback)
-    # a query the cross-encoder cannot read (Chinese): the normalised e5 cosine in its place
-    unread = full and opts.stages.cross_encoder and weights.w_ce > 0 and not any(ce_covered)
-    read_by_e5 = _multilingual(ctx, query, pool, norm) if unread else {}
-    if read_by_e5:
-        ce_norm = [read_by_e5[n.node_id][1] if n.node_id in read_by_e5 else p for n, p in zip(pool, prior, strict=True)]
-
-    signals = replace(cheap, ce_norm=ce_norm) if ce_norm is not None else cheap
     if full and opts.stages.cross_encoder and weights.w_ce > 0:
         pool = _trail_cross_encoder(pool, ce_covered, ce_asked, ce_raw)
-        pool = [replace(n, trail=(*n.trail, read_by_e5[n.node_id][0].trail[-1])) if n.node_id in read_by_e5 else n
-                for n in pool]
+        if not any(ce_covered):  # a query the cross-encoder cannot read (Chinese): the e5 cosine in its place
+            read = {n.node_id: n for n in multilingual_ranked(ctx, query, pool)}  # trail + multilingual_cosine
+            cosine = dict(zip(read, norm([n.score for n in read.values()]), strict=True))
+            ce_norm = [cosine.get(n.node_id, p) for n, p in zip(pool, prior, strict=True)] if read else ce_norm
+            pool = [replace(n, trail=read[n.node_id].trail) if n.node_id in read else n for n in pool]
+
+    signals = replace(cheap, ce_norm=ce_norm) if ce_norm is not None else cheap
     fused = fuse_signals(pool, signals, weights)
     if workflow is Workflow.CHEMICAL and opts.stages.chemical_branch:
         fused = apply_chemical_branch(ctx, analysis, fused, scale=weights.positive_total)
