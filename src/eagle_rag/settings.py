@@ -159,6 +159,11 @@ class SearchSettings(_Block):
         1.0, ge=0.0, description="RRF weight of the multilingual e5 query-passage cosine rank (mode full) for the "
         "candidates the cross-encoder's languages leave out (Chinese); 0 = off (tuned on KUAKE-QTR, see bench)"
     )
+    full_relevance_prior: bool = Field(
+        True, description="mode full: when the profile's hybrid relevance model orders the hybrid hits (a "
+        "rank_depth), the candidates handed to the merged rerank are ordered by it first, so the rerank's prior "
+        "(the incoming rank) is the order a hybrid search returns; false = the fused order (see bench)"
+    )
 
 
 class PluginSettings(_Block):

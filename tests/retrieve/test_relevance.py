@@ -416,6 +416,32 @@ def test_a_model_with_a_rank_depth_orders_the_top_hits_by_its_probability(calibr
         math.log(3))
 
 
+@pytest.mark.integration
+def test_mode_full_hands_its_rerank_the_candidates_in_the_hybrid_models_order(calibrated: tuple[Path, Path],
+                                                                              tmp_path: Path):
+    data = _copy(calibrated[1], tmp_path)
+    # the hybrid model orders (rank_depth 3) with a probability rising with the place: expit(5 * ln(place))
+    rising = RelevanceModel("hybrid", {"position_log": 5.0}, 0.0, rank_depth=3)
+    relevance.RelevanceParameters("general", {"hybrid": rising}).save(data / relevance.USER_FILE)
+
+    def first_three(**search: object) -> list[tuple[int, int, float]]:
+        settings = load_settings(environ=cli_env(data), overrides={"data_dir": str(data), "search": search})
+        with Engine(settings) as engine:
+            hits = engine.search(SearchRequest(query="aspirin", top_k=5, mode=SearchMode.FULL, explain=True)).hits
+        return sorted((e.rank, int(e.detail["from"]), e.score) for h in hits for e in h.trail
+                      if e.stage == relevance.PRIOR_STAGE)
+
+    # the fused places 3, 2, 1 become 1, 2, 3 before the rerank, each with the probability of its fused place
+    moved = first_three()
+    assert [(rank, before) for rank, before, _ in moved] == [(1, 3), (2, 2), (3, 1)]
+    assert [p for _, _, p in moved] == pytest.approx([1 / (1 + 3.0 ** -5), 1 / (1 + 2.0 ** -5), 0.5])
+    assert first_three(full_relevance_prior=False) == []
+    # a hybrid model that only annotates (no rank_depth) leaves the fused order to the rerank
+    relevance.RelevanceParameters("general", {"hybrid": RelevanceModel("hybrid", {"position_log": 5.0}, 0.0)}).save(
+        data / relevance.USER_FILE)
+    assert first_three() == []
+
+
 # --------------------------------------------------------------------------- surfaces
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -62,7 +62,9 @@ class RetrieverOrchestrator:
         self.pm = pm
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="eagle-plan")
 
-    def retrieve(self, ctx: HookContext, request: SearchRequest, flt: StoreFilter) -> RetrievalResult:
+    def retrieve(self, ctx: HookContext, request: SearchRequest, flt: StoreFilter,
+                 before_rerank: Callable[[list[NodeWithScore]], list[NodeWithScore]] | None = None) -> RetrievalResult:
+        """Run the pipeline; ``before_rerank`` (when given) orders the pool handed to RERANK_MERGED."""
         clock = _Clock()
         hook = self.pm.hook
         settings = ctx.settings.router
@@ -98,6 +100,8 @@ class RetrieverOrchestrator:
         clock.lap("merge")
         pool = nodes[: rerank_pool_size(settings.rerank_pool, decision, request.top_k)]
         tally(ctx).note_cut(nodes[len(pool):])
+        if before_rerank is not None:
+            pool = before_rerank(pool)
         reranked = call_hook(ctx, hook.eagle_rerank_merged, None, query=query, nodes=pool,
                              top_k=request.top_k, request=request)
         final = pool if reranked is None else keep_admitted(ctx, reranked, flt)

@@ -52,6 +52,10 @@ _CHANNELS = {"bm25": "bm25_rr", "dense": "dense_rr", "sentence": "sentence_rr"}
 RANK_STAGE = "relevance_rank"
 """The trail entry of a hit that :func:`reorder` moved: its new rank, its probability, and ``from``, its place
 before (the position the probability was computed at, and that :func:`features` reads back)."""
+PRIOR_STAGE = "relevance_prior"
+"""The trail entry of a candidate that the hybrid model ordered before a mode-full rerank (the setting
+``search.full_relevance_prior``): its rank in that order, its probability, and ``from``, its fused place. Only
+``explain`` reads it: the features of the final hit do not."""
 _TIER2 = ("ce_norm", "li_norm", "entity", "section")
 
 

@@ -203,20 +203,43 @@ def _relevances(choice: relevance.ModelChoice | None, query: str,
 
 
 def _ordered_by_relevance(nodes: Sequence[NodeWithScore], probabilities: Mapping[str, float], depth: int,
-                          collections: Sequence[str] = ()) -> list[NodeWithScore]:
+                          collections: Sequence[str] = (), stage: str = relevance.RANK_STAGE) -> list[NodeWithScore]:
     """The first ``depth`` nodes ordered by their probability (a model with a ``rank_depth``) among the places
     of those from ``collections`` (every node when empty; the others keep their places), each of them with a
-    :data:`~eagle_rag.retrieve.relevance.RANK_STAGE` trail entry (new rank, probability, ``from``: the place
-    it had); ``nodes`` as they are for depth 0."""
+    ``stage`` trail entry (new rank, probability, ``from``: the place it had); ``nodes`` as they are for
+    depth 0."""
     if not depth:
         return list(nodes)
     movable = [not collections or n.collection in collections for n in nodes[:depth]]
     moved = {n.node_id for n, m in zip(nodes, movable, strict=False) if m}
     before = {n.node_id: i for i, n in enumerate(nodes, start=1)}
     ranked = relevance.reorder(nodes, [probabilities[n.node_id] for n in nodes[:depth]], depth, movable)
-    return [dataclasses.replace(n, trail=(*n.trail, StageScore(relevance.RANK_STAGE, rank, probabilities[n.node_id],
+    return [dataclasses.replace(n, trail=(*n.trail, StageScore(stage, rank, probabilities[n.node_id],
                                                                {"from": before[n.node_id]})))
             if n.node_id in moved else n for rank, n in enumerate(ranked, start=1)]
+
+
+def _relevance_prior(engine: Engine, request: SearchRequest) -> Callable[[list[NodeWithScore]],
+                                                                          list[NodeWithScore]] | None:
+    """In mode full with ``search.full_relevance_prior``, when the hybrid mode's model orders hybrid hits (a
+    ``rank_depth``): what orders the candidates handed to the merged rerank by that model, as a hybrid search
+    orders its hits (:data:`~eagle_rag.retrieve.relevance.PRIOR_STAGE` trail entries), so the rerank refines
+    the hybrid answer rather than the fused one. None otherwise."""
+    if request.mode is not SearchMode.FULL or not engine.settings.search.full_relevance_prior:
+        return None
+    models, _ = relevance_models(engine, SearchMode.HYBRID, request.query)
+    if models is None or not models.ranking.rank_depth:
+        return None
+    model = models.ranking
+
+    def order(pool: list[NodeWithScore]) -> list[NodeWithScore]:
+        head = pool[: model.rank_depth]
+        probabilities = {n.node_id: model.probability(relevance.features(n.trail, _match_kind(request.query, n),
+                                                                         position))
+                         for position, n in enumerate(head, start=1)}
+        return _ordered_by_relevance(pool, probabilities, model.rank_depth, model.rank_collections,
+                                     relevance.PRIOR_STAGE)
+    return order
 
 
 def _match_kind(query: str, node: NodeWithScore) -> MatchKind:
@@ -325,7 +348,7 @@ def _retrieve_visible(engine: Engine, ctx: HookContext, request: SearchRequest,
     """
     for attempt in range(FLIP_RETRIES + 1):
         try:
-            result = engine.retriever.retrieve(ctx, request, flt)
+            result = engine.retriever.retrieve(ctx, request, flt, _relevance_prior(engine, request))
         except Exception as exc:
             if is_unavailable(exc):
                 raise settings_unavailable(exc, engine.settings) from exc

@@ -20,6 +20,8 @@ For each text candidate of the pool (the first ``tier2.pool``)::
               prior of the order each model gives (:func:`~eagle_rag_biomed.rerank.models.rank_normalised`).
 ``prior``     the incoming rank as a score (:func:`~eagle_rag_biomed.rerank.models.merged_prior`: injected
               supplement hits get 0.0, so the models, not the injection's +100.0, decide where they land).
+              In mode full the service hands over the candidates in the hybrid relevance model's order
+              (``search.full_relevance_prior``), so this is the hybrid answer's rank.
 ``entity``    ``entity_match_score`` against ``QueryAnalysis.boost_terms``.
 ``section``   ``section_match_score`` against ``QueryAnalysis.section_cues``.
 ``xdrug``     ``cross_drug_penalty`` against ``QueryAnalysis.penalty_drugs``.
