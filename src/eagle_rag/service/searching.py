@@ -56,6 +56,8 @@ from eagle_rag.types import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from eagle_rag.kernel.runtime import Runtime as Engine
 
 FLIP_RETRIES = 2
@@ -194,12 +196,17 @@ def _relevances(choice: relevance.ModelChoice | None, query: str,
     ``min_relevance`` cut) its position feature."""
     if choice is None:
         return {}, {}
-    rows = [(n.node_id, relevance.features(n.trail, _match_kind(query, n), position))
-            for position, n in enumerate(nodes, start=1)]
+    rows = _feature_rows(query, nodes)
     annotated = {node_id: round(choice.annotating.probability(x), 4) for node_id, x in rows}
     if choice.ranking is choice.annotating:
         return annotated, annotated
     return annotated, {node_id: round(choice.ranking.probability(x), 4) for node_id, x in rows}
+
+
+def _feature_rows(query: str, nodes: Sequence[NodeWithScore]) -> list[tuple[str, np.ndarray]]:
+    """(node id, relevance features) of each node, its place in ``nodes`` its position feature."""
+    return [(n.node_id, relevance.features(n.trail, _match_kind(query, n), position))
+            for position, n in enumerate(nodes, start=1)]
 
 
 def _ordered_by_relevance(nodes: Sequence[NodeWithScore], probabilities: Mapping[str, float], depth: int,
@@ -233,10 +240,8 @@ def _relevance_prior(engine: Engine, request: SearchRequest) -> Callable[[list[N
     model = models.ranking
 
     def order(pool: list[NodeWithScore]) -> list[NodeWithScore]:
-        head = pool[: model.rank_depth]
-        probabilities = {n.node_id: model.probability(relevance.features(n.trail, _match_kind(request.query, n),
-                                                                         position))
-                         for position, n in enumerate(head, start=1)}
+        probabilities = {node_id: model.probability(x)
+                         for node_id, x in _feature_rows(request.query, pool[: model.rank_depth])}
         return _ordered_by_relevance(pool, probabilities, model.rank_depth, model.rank_collections,
                                      relevance.PRIOR_STAGE)
     return order
@@ -346,9 +351,10 @@ def _retrieve_visible(engine: Engine, ctx: HookContext, request: SearchRequest,
     Raises:
         StoreUnavailable: when a store cannot be reached.
     """
+    before_rerank = _relevance_prior(engine, request)
     for attempt in range(FLIP_RETRIES + 1):
         try:
-            result = engine.retriever.retrieve(ctx, request, flt, _relevance_prior(engine, request))
+            result = engine.retriever.retrieve(ctx, request, flt, before_rerank)
         except Exception as exc:
             if is_unavailable(exc):
                 raise settings_unavailable(exc, engine.settings) from exc
