@@ -297,6 +297,36 @@ def test_a_document_two_writers_report_counts_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.unit
+def test_a_batch_written_before_its_write_actor_died_counts_as_written(tmp_path: Path) -> None:
+    """A write actor killed after its batch was written and before its report arrived: Ray runs
+    the batch again, the new actor finds the documents complete (``unchanged``, with their chunks),
+    and the driver, which never counted them, counts them written (as the local ingest does: 2
+    documents, 3 + 2 = 5 chunks, none unchanged); the same batch once more counts unchanged."""
+    from eagle_rag.ingest.orchestrator import _Run
+    from eagle_rag.ingest.ray_executor import _Collector
+    from eagle_rag.ingest.ray_stages import Outcome
+    from eagle_rag.ingest.records import Record
+    from eagle_rag.ingest.report import IngestReport
+    from eagle_rag.types import ParsedDocument, Section
+
+    docs = [Record(ParsedDocument(document_id=f"kb/d{i}", kb_name="kb", name=f"d{i}", source_uri="x.jsonl",
+                                  sections=(Section((), "t"),)), i, i) for i in (1, 2)]
+    settings = settings_for(tmp_path / "data", plugins={"enabled": []}, encoders={"mode": "deterministic"})
+    with Engine(settings) as engine:
+        run = _Run(IngestReport(), None)
+        collector = _Collector(engine, run, [tmp_path / "x.jsonl"])
+        entries = [(0, docs[0], True), (0, docs[1], True)]
+        rerun = [Outcome("unchanged", 3), Outcome("unchanged", 2)]
+        collector.take(RowKind.WRITTEN, -1, pickle.dumps((entries, rerun)))
+        assert (run.report.documents, run.report.chunks, run.report.skipped_unchanged) == (2, 5, 0)
+        collector.take(RowKind.WRITTEN, -1, pickle.dumps((entries, rerun)))
+        collector.finish()
+        counts = collector.counts[0]
+    assert (run.report.documents, run.report.chunks, run.report.replaced, run.report.skipped_unchanged) == (2, 5, 0, 2)
+    assert (counts.ingested, counts.skipped, counts.failed) == (2, 2, 0)
+
+
+@pytest.mark.unit
 def test_unknown_executor_lists_the_valid_ones() -> None:
     from eagle_rag.errors import InvalidRequest
 

@@ -139,13 +139,19 @@ class _Collector:
 
     def _written(self, entries: list[tuple[int, Record, bool]], outcomes: list[Outcome]) -> None:
         """Count a batch a write actor wrote, as :meth:`IngestOrchestrator.write_prepared` counts
-        one; a document already counted as written counts as unchanged (its batch came twice)."""
+        one; a document already counted as written counts as unchanged (its batch came twice).
+
+        A document reaches a write actor only when the read stage found it new or changed, so a
+        write actor that finds it complete already (``unchanged``) and that the driver has not
+        counted was given a batch written once before by this run, by an actor that died before its
+        report arrived: it counts as written, with its chunks (whether that first write replaced an
+        earlier version is not known then: it counts as not replaced)."""
         report = self.run.report
         for (file, record, by_record), outcome in zip(entries, outcomes, strict=True):
             entry = self.entry(file, record, by_record)
             if outcome.status == "failed":
                 self.run.fail(entry, outcome.reason)
-            elif outcome.status == "ingested" and record.document.document_id not in self.written:
+            elif record.document.document_id not in self.written:
                 self.written.add(record.document.document_id)
                 entry.counts.ingested += 1
                 report.documents += 1

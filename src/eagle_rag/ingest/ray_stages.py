@@ -76,7 +76,8 @@ CREATE_ATTEMPTS = 5
 class Outcome:
     """What became of one document a write actor was given: ``status`` ``ingested`` (with its
     ``chunks`` and whether it ``replaced`` an earlier version), ``unchanged`` (the registry already
-    held it complete: a batch delivered again) or ``failed`` (with the ``reason`` the report gives)."""
+    held it complete: a batch delivered again; ``chunks``: its chunks) or ``failed`` (with the ``reason``
+    the report gives)."""
 
     status: str
     chunks: int = 0
@@ -278,7 +279,7 @@ class WriteActor:
                 if entry.counts.failed:
                     outcomes.append(Outcome("failed", reason=run.reasons[id(entry)]))
                 elif id(entry) not in written:
-                    outcomes.append(Outcome("unchanged"))
+                    outcomes.append(Outcome("unchanged", len(item.chunk_ids)))
                 else:
                     outcomes.append(Outcome("ingested", len(item.chunk_ids), written[id(entry)]))
             out.append(row(RowKind.WRITTEN, -1, (entries, outcomes)))
