@@ -24,11 +24,12 @@ import numpy as np
 
 from eagle_rag.plugin_api.text import compact_name
 from eagle_rag_datasets.catalog.cards import DatasetCard
+from eagle_rag_datasets.catalog.gloss import default_glossary
 from eagle_rag_datasets.catalog.ingest import read_cards, validate_record
 from eagle_rag_datasets.catalog.kinds import card_kind
 from eagle_rag_datasets.catalog.synonyms import SynonymSet, load_synonyms
 from eagle_rag_datasets.catalog.terms import TermIndex, analyze_card, id_tail
-from eagle_rag_datasets.catalog.vectors import card_passage, card_vectors
+from eagle_rag_datasets.catalog.vectors import card_passage, card_vectors, english_space
 from eagle_rag_datasets.errors import CardValidationError, InvalidQueryError, LineError
 from eagle_rag_datasets.reply.response import DatasetSearchResponse, IdCheckResponse
 from eagle_rag_datasets.search.candidates import find_matches
@@ -43,7 +44,7 @@ from eagle_rag_datasets.search.pipeline import run_search
 from eagle_rag_datasets.search.proximity import flat_text
 from eagle_rag_datasets.search.query import DatasetQuery
 from eagle_rag_datasets.search.ranking import Tier
-from eagle_rag_datasets.search.semantic import SemanticIndex, is_chinese, try_default_encoder
+from eagle_rag_datasets.search.semantic import SemanticIndex, is_chinese, try_default_encoder, try_english_encoder
 from eagle_rag_datasets.search.units import parse_query
 
 DEFAULT_CARDS = Path(__file__).parents[1] / "data" / "cards.jsonl"
@@ -61,9 +62,11 @@ class DatasetCatalog:
 
     def __init__(self, cards: Sequence[DatasetCard], source: str = "<memory>",
                  load_errors: Sequence[LineError] = (), synonyms: SynonymSet | None = None,
-                 encoder: Any = None, vector_cache: Path | None = None) -> None:
+                 encoder: Any = None, vector_cache: Path | None = None, english_encoder: Any = None) -> None:
         """``encoder``: the semantic channel's text encoder (None: the bundled multilingual e5, loaded
-        on first use); ``vector_cache``: a folder for card vectors (:mod:`.vectors`)."""
+        on first use); ``english_encoder``: its English space's encoder (with ``encoder`` None: the bundled
+        bge-small, loaded on first use; with an ``encoder`` given, no English space unless it is given too);
+        ``vector_cache``: a folder for card vectors (:mod:`.vectors`)."""
         self.cards: tuple[DatasetCard, ...] = tuple(cards)
         self.source = source
         self.load_errors = tuple(load_errors)
@@ -73,6 +76,7 @@ class DatasetCatalog:
             raise InvalidQueryError("card ids must be unique", {"source": source})
         self._engines: dict[Engine, ScoringEngine] = {}
         self._encoder = encoder
+        self._english_encoder = english_encoder
         self.vector_cache = vector_cache
         self._semantic: SemanticIndex | None = None
         self.semantic_error: str | None = None
@@ -163,10 +167,11 @@ class DatasetCatalog:
         return self._engines[name]
 
     def warm_up(self, engines: Iterable[Engine] = (Engine.INDEX,)) -> None:
-        """Build the indexes (and read the language tables of the constraint terms) now instead of on the
-        first search."""
+        """Build the indexes (and read the language tables of the constraint terms and the glossary of the
+        English semantic space) now instead of on the first search."""
         _ = self.facets, self.matcher, self.substring, self.flat_texts
         self.constraints("warm up")
+        default_glossary()
         for name in engines:
             if name is not Engine.SUBSTRING:
                 self.engine(name)
@@ -178,8 +183,11 @@ class DatasetCatalog:
             encoder, self.semantic_error = (self._encoder, None) if self._encoder is not None else try_default_encoder()
             if encoder is not None:
                 chinese = [is_chinese(card_passage(card)) for card in self.cards]
+                english_encoder = self._english_encoder if self._encoder is not None else try_english_encoder()
+                english = (card_vectors(self.cards, english_encoder, self.vector_cache, space=english_space())
+                           if english_encoder is not None else None)
                 self._semantic = SemanticIndex(card_vectors(self.cards, encoder, self.vector_cache), encoder,
-                                               np.array(chinese, dtype=bool))
+                                               np.array(chinese, dtype=bool), english, english_encoder)
         return self._semantic
 
     def attach_semantic(self, index: SemanticIndex) -> None:

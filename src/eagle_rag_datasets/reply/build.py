@@ -119,8 +119,10 @@ def _message(request: DatasetQuery, verdict: Verdict, total: int, shown: int, co
         if counts.get("partial"):
             text += " Partial matches hold only some of the query terms."
         if counts.get("semantic") and judged.semantic is not None:
-            text += (f" Semantic matches are close in meaning (similarity at least {judged.semantic.floor:.2f}) "
-                     "but do not hold every query term.")
+            near = f"similarity at least {judged.semantic.floor:.2f}"
+            if judged.semantic.english is not None:
+                near += ", or among the nearest in the English space"
+            text += f" Semantic matches are close in meaning ({near}) but do not hold every query term."
         return text
     if verdict in (Verdict.UNSATISFIED, Verdict.UNCONFIRMED):
         failed = judged.unsatisfied()

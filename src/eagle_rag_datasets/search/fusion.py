@@ -50,7 +50,9 @@ def fuse(lexical: list[RankedHit], semantic: list[tuple[int, float]], card_ids: 
          weights: tuple[float, float] = (LEXICAL_WEIGHT, SEMANTIC_WEIGHT)) -> list[RankedHit]:
     """``lexical`` (ordered best first) and ``semantic`` (``(ordinal, similarity)`` above the floor, best
     first) as one list (see the module docstring). ``ranks``: the semantic rank of lexical hits below
-    the floor (their rank among every card, :meth:`SemanticScores.ranks`); without it they have none.
+    the floor and of the semantic matches (their rank among every card, :meth:`SemanticScores.ranks`, which
+    follows the fused order of both spaces when there is an English space); without it a lexical hit below
+    the floor has none and a semantic match ranks by its similarity among the matches.
     ``named``: the cards whose name, alias or id the query mentions among other words; they join group 1.
     Sets ``similarity`` (above the floor only) and ``fused`` on the hits."""
     similarity = dict(semantic)
@@ -64,9 +66,9 @@ def fuse(lexical: list[RankedHit], semantic: list[tuple[int, float]], card_ids: 
     only = [h for h in only if h.ordinal not in leading]
     full = [h for h in lexical if h.tier > Tier.PARTIAL]
     partial = [h for h in lexical if h.tier is Tier.PARTIAL]
-    sem_rank = dict(ranks or {})
     above = sorted(s for _, s in semantic)
-    sem_rank.update({i: len(above) - bisect_right(above, s) + 1 for i, s in semantic})  # equal similarity, equal rank
+    sem_rank = {i: len(above) - bisect_right(above, s) + 1 for i, s in semantic}  # equal similarity, equal rank
+    sem_rank.update(ranks or {})
     lex_rank = {h.ordinal: rank for rank, h in enumerate(partial, start=1)}
     for hit in partial + only:
         hit.fused = rrf([lex_rank.get(hit.ordinal), sem_rank.get(hit.ordinal)], weights)

@@ -123,7 +123,11 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
     if semantic is not None:
         partial = [h.ordinal for h in ranked if h.tier is Tier.PARTIAL]
         named = frozenset().union(*(c.named for c in constraints))
-        ranked = fuse(ranked, semantic.ranked(judged.scope), catalog.card_ids, semantic.ranks(partial, judged.scope),
+        matches = semantic.ranked(judged.scope)
+        if ranked or matches:
+            matches = semantic.ranked(judged.scope, support=True)
+        ranks = semantic.ranks(partial + [ordinal for ordinal, _ in matches], judged.scope)
+        ranked = fuse(ranked, matches, catalog.card_ids, ranks,
                       named, fusion_weights(request.text))
     top = [to_hit(rank, h, catalog.cards[h.ordinal],
                   explain_hit(h, base, engine.value, request.prior) if request.explain else None)

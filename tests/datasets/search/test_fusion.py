@@ -62,6 +62,24 @@ def test_semantic_ranks_count_strictly_more_similar_cards():
     assert scores.best({0}) == pytest.approx(0.5) and scores.best(set()) == -1.0
 
 
+def test_the_english_space_orders_the_cards_and_adds_matches_of_its_own():
+    # e5 cosines (floor 0.8) and English cosines of four cards; the order is the RRF of both spaces' ranks:
+    # c0: e5 rank 4, English rank 1: 1/64 + 1/61 = 0.03202; c1: 1 and 4: the same, tie by ordinal;
+    # c2: 3 and 2: 1/63 + 1/62 = 0.03200; c3: 2 and 3: the same as c2
+    cosine = np.array([0.5, 0.9, 0.7, 0.85], dtype=np.float32)
+    english = np.array([0.80, 0.60, 0.70, 0.65], dtype=np.float32)
+    order = 1 / (60 + np.array([4, 1, 3, 2])) + 1 / (60 + np.array([1, 4, 2, 3]))
+    scores = SemanticScores(cosine, floor=0.8, order=order, english=english, english_floor=0.78, support_floor=0.68)
+    # c0 reaches the English floor (0.80 >= 0.78), c1 and c3 the e5 floor; the similarity reported is e5's
+    assert scores.ranked() == [(0, pytest.approx(0.5)), (1, pytest.approx(0.9)), (3, pytest.approx(0.85))]
+    # with support, the English space's first three (c0, c2, c3) at 0.68 or more (c0, c2) join: c2 too
+    assert [i for i, _ in scores.ranked(support=True)] == [0, 1, 2, 3]
+    assert [i for i, _ in scores.ranked(allowed={1, 3}, support=True)] == [1, 3]  # c3 is English 2nd there, 0.65
+    assert scores.ranks([0, 2, 1]) == {0: 1, 1: 1, 2: 3}
+    assert scores.best() == pytest.approx(0.9)  # the completeness floors read e5's similarity
+    assert [i for i, _ in scores.nearest(2)] == [0, 1]
+
+
 def test_a_chinese_query_weighs_the_lexical_channel_less():
     assert fusion_weights("Chinese clinical NER corpus") == (2.0, 1.0)
     assert fusion_weights("英文医学缩写消歧数据集") == (LEXICAL_WEIGHT_CJK, 1.0) == (0.5, 1.0)

@@ -7,6 +7,7 @@ encoded; the small catalog below (seven cards written for these tests) is embedd
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from eagle_rag_datasets import DatasetCatalog
@@ -62,6 +63,35 @@ def test_english_request_finds_cards_described_only_in_chinese(catalog, small):
     assert {h.match for h in response.hits} == {"semantic"}
     response = small.search("Chinese clinical named entity recognition corpus built from electronic medical records")
     assert ids(response)[0] == "x/emr" and response.hits[0].match == "semantic"
+
+
+def test_a_chinese_request_reaches_english_cards_through_the_english_space(catalog):
+    # "clustering of chemistry Wikipedia articles": e5 alone put four classification cards first; glossed
+    # ("chemistry field Wikipedia article clustering") the English space ranks the two clustering cards first
+    response = catalog.search("化学领域维基百科文章聚类", top_k=5)
+    assert set(ids(response)[:2]) == {"mteb/WikipediaSpecialtiesInChemistryClustering",
+                                      "mteb/WikipediaChemistryTopicsClustering"}
+    index = catalog.semantic()
+    assert index is not None and index.english is not None
+    scores = index.scores("化学领域维基百科文章聚类")
+    clustering = catalog.card_ids.index("mteb/WikipediaChemistryTopicsClustering")
+    assert scores.order is not None and scores.ranks([clustering])[clustering] <= 2
+
+
+def test_the_english_space_adds_to_an_answer_but_never_fills_an_empty_one(small, monkeypatch):
+    monkeypatch.setattr(semantic, "SUPPORT_FLOOR", -1.0)  # any card among the English space's first three may join
+    empty = small.search("stock market price forecasting with news headlines")
+    assert empty.hits == () and empty.verdict in ("absent", "uncertain")  # nothing else matched: nothing joins
+    query = "adverse reactions to drugs that patients post online"
+    index = small.semantic()
+    assert index is not None
+    english = index.scores(query).english
+    assert english is not None
+    first = {small.card_ids[i] for i in np.argsort(-english, kind="stable")[:semantic.SUPPORT_CARDS]}
+    found = small.search(query, top_k=10)
+    assert first <= set(ids(found))  # an answer with a match takes the English space's first three
+    monkeypatch.setattr(semantic, "SUPPORT_FLOOR", 1.01)
+    assert not first <= set(ids(small.search(query, top_k=10)))
 
 
 def test_a_named_dataset_ranks_first_over_semantic_neighbours(small):
