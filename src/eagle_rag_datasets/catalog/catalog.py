@@ -28,7 +28,7 @@ from eagle_rag_datasets.catalog.gloss import default_glossary
 from eagle_rag_datasets.catalog.ingest import read_cards, validate_record
 from eagle_rag_datasets.catalog.kinds import card_kind
 from eagle_rag_datasets.catalog.synonyms import SynonymSet, load_synonyms
-from eagle_rag_datasets.catalog.terms import TermIndex, analyze_card, id_tail
+from eagle_rag_datasets.catalog.terms import TermIndex, analyze_card, homepage_words, id_tail
 from eagle_rag_datasets.catalog.vectors import card_passage, card_vectors, english_space
 from eagle_rag_datasets.errors import CardValidationError, InvalidQueryError, LineError
 from eagle_rag_datasets.reply.response import DatasetSearchResponse, IdCheckResponse
@@ -250,8 +250,9 @@ class DatasetCatalog:
     def _named_cards(self, token: str) -> tuple[frozenset[int], frozenset[int]]:
         """The cards carrying a name-like token (at a full lexical tier), and those whose own name, alias or
         id it is; when none carries it, the family it opens: the cards whose name or id starts with it
-        ("BioVITA" for BioVITAT2IReranking, BioVITAA2IReranking, ...), both carrying it and named by it; a name
-        with a release number no card carries is read without it (:data:`VERSION_SUFFIX`)."""
+        ("BioVITA" for BioVITAT2IReranking, BioVITAA2IReranking, ...), both carrying it and named by it; else the
+        cards whose homepage address holds it as a word ("OpenKG": openkg.cn), carrying it and named by none; a
+        name with a release number no card carries is read without it (:data:`VERSION_SUFFIX`)."""
         result = find_matches(self.matcher, parse_query(token), self.card_ids, self.synonyms(), True)
         carrying = frozenset(h.ordinal for h in result.hits if h.tier >= Tier.TYPO)
         if not carrying and (base := VERSION_SUFFIX.sub("", token)) != token and len(base) >= 3:
@@ -259,8 +260,20 @@ class DatasetCatalog:
         if not carrying and len(key := compact_name(token)) >= FAMILY_MIN:  # the index's name, id and alias keys
             family = frozenset(card for name, owners in self.matcher.index.keys.items() if name.startswith(key)
                                for card, _ in owners)
-            return family, family
+            if family:
+                return family, family
+        if not carrying and (hosted := self._homepage_words.get(token.lower(), frozenset())):
+            return hosted, frozenset()  # "OpenKG": the cards at openkg.cn carry it, though none is named so
         return carrying, frozenset(h.ordinal for h in result.hits if h.tier in (Tier.EXACT, Tier.ALIAS))
+
+    @cached_property
+    def _homepage_words(self) -> dict[str, frozenset[int]]:
+        """Lower-cased word of a card's homepage address (host and path, :func:`.terms.homepage_words`) -> the cards."""
+        words: dict[str, set[int]] = {}
+        for i, card in enumerate(self.cards):
+            for word in homepage_words(card.homepage).lower().split():
+                words.setdefault(word, set()).add(i)
+        return {word: frozenset(cards) for word, cards in words.items()}
 
     def get(self, card_id: str) -> DatasetCard | None:
         index = self._by_id.get(card_id)

@@ -72,6 +72,21 @@ _LANGUAGE_NAMES = {"zh": "Chinese 中文", "en": "English 英文", "es": "Spanis
                    "vi": "Vietnamese", "ja": "Japanese", "ko": "Korean", "nl": "Dutch", "pt": "Portuguese"}
 
 
+_URL_PARTS = re.compile(r"[/_\-.?=#&:~+]+")
+_URL_NOISE = frozenset(" ".join((
+    "http https www com org net edu gov io co cn uk de fr html htm php aspx index main master tree blob abs pdf",
+    "record records content datasets dataset sites view details")).split())
+
+
+def homepage_words(url: str | None) -> str:
+    """The words of a homepage address: its host's labels and its path's segments, split at punctuation,
+    without the scheme, ``www``, top-level domains and generic path words ("https://physionet.org/content/mednli/"
+    -> "physionet mednli"; "http://openkg.cn/dataset/x" -> "openkg x")."""
+    if not url:
+        return ""
+    return " ".join(w for w in _URL_PARTS.split(url) if len(w) >= 2 and w.lower() not in _URL_NOISE)
+
+
 def body_parts(card: DatasetCard) -> list[str]:
     """Description(s), tags, tasks, and the card's languages by name (so "Chinese" finds Chinese cards)."""
     languages = sorted({_LANGUAGE_NAMES.get(code, "") for code in card.language_codes} - {""})

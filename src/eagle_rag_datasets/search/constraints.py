@@ -86,7 +86,8 @@ GROUPS: dict[ConstraintKind, dict[str, tuple[str, str, str]]] = {
                    "canine feline bovine wildlife fauna zoology zoological taxa taxon bioacoustics"),
         "dog": ("dogs", "dog dogs canine 犬类 犬只 狗狗 宠物犬", ""),
         "cattle": ("cattle", "cattle cow cows bovine 奶牛 肉牛 牛只 黄牛 牦牛 牛群", ""),
-        "bacteria": ("bacteria", "bacteria bacterial microbial 细菌", "microbe microbes"),
+        "bacteria": ("bacteria", "bacteria bacterial microbial 细菌",
+                     "microbe microbes bacterium microorganism microorganisms microbiology"),
     },
     ConstraintKind.COUNTRY: {
         "japan": ("Japan", "japan 日本", "ja"), "korea": ("Korea", "korea 韩国", "ko"),
@@ -348,12 +349,14 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
     labels = language_words()
     ordered = sorted(taken, key=lambda place: place[1])
     prefix = {i: _blank(spoken[:i], ordered[:n]) for n, (_, i) in enumerate(ordered)}
+    ruled_out = _post_negated_spans(query, spoken)
     for code, places in by_code.items():
         label = labels[code][0]
         places = [(w, i) for w, i in places if not _translated_from(prefix[i], spoken[i + len(w):])]
         if not places:
             continue
-        positive = [(w, i) for w, i in places if not NEGATION.search(prefix[i])]
+        positive = [(w, i) for w, i in places if not NEGATION.search(prefix[i])
+                    and not any(start <= i < end for start, end in ruled_out)]
         if positive:
             found.append(Constraint(ConstraintKind.LANGUAGE, positive[0][0], label,
                                     languages.get(code, frozenset()) | unknown))
@@ -462,6 +465,19 @@ def asked_text(text: str, constraints: list[Constraint]) -> str:
             out = out.replace(span, " ")
     out = " ".join(out.split())
     return out if out.strip(" ,;.!?，。；：:") else text
+
+
+def _post_negated_spans(query: str, spoken: str) -> list[tuple[int, int]]:
+    """Where, in the folded ``spoken`` text, the clauses of ``query`` that a negation after them rules out lie
+    (:func:`_negated_clauses`: "各种翻译版（荷兰语、波斯语）都先不要"), as ``(start, end)``."""
+    spans = []
+    for clause in _negated_clauses(query):
+        folded = fold(clause).strip()
+        start = spoken.find(folded) if folded else -1
+        while start >= 0:
+            spans.append((start, start + len(folded)))
+            start = spoken.find(folded, start + 1)
+    return spans
 
 
 def _negated_clauses(text: str) -> list[str]:

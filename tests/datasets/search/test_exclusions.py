@@ -58,6 +58,15 @@ def test_a_chinese_clause_that_ends_in_a_negation_rules_out_the_names_in_it(card
     assert [c.excluded for c in cards.constraints("重排序任务不要")] == []  # no name in it, nothing ruled out
 
 
+def test_the_languages_of_a_chinese_clause_that_ends_in_a_negation_are_ruled_out(cards):
+    # before: Dutch and Persian were languages asked for beside English, "no card is in English and in Dutch
+    # and in Persian (0 of 13)"; now they are excluded (satisfied by the 13 cards less the one in each)
+    text = "SciFact 检索任务我只要英文的：各种翻译版（荷兰语、波斯语）都先不要。"
+    found = terms(cards, text)
+    assert ("language", "荷兰语", 11, True) in found and ("language", "波斯语", 12, True) in found
+    assert ("language", "英文", 4, False) in found  # the clause that asks is not ruled out (2 cards, 2 list none)
+
+
 def test_a_named_card_is_a_hit_even_when_the_other_words_are_context(cards):
     # the card says none of the other words; it is found because the request names it
     assert search(cards, "病案室要做手术操作编码的对照表，需要 ICD-9 那部分") == ["zh/icd9"]
@@ -131,3 +140,22 @@ def test_a_language_that_leaves_few_cards_lowers_the_floor_to_the_completeness_f
     monkeypatch.setattr(pipeline, "NARROW", 5)  # before: the match floor (0.84) held, and nothing reached it
     monkeypatch.setattr(semantic, "ENGLISH_FLOOR", 1.01)  # (nor the English space's own floor, added since)
     assert ids(catalog.search(text, top_k=20)) == []
+
+
+def test_a_host_name_is_carried_by_the_cards_at_that_host_and_microorganisms_are_bacteria():
+    """Two false "no such card" answers of the blind set v6: a name no card carries in its text but that its
+    homepage does ("OpenKG": openkg.cn), and a card about microorganisms asked for as data about bacteria."""
+    catalog = DatasetCatalog.from_records([
+        card("zh/emr", "中文电子病历实体", "基于电子病历的实体识别数据", languages=["Chinese"],
+             homepage="http://openkg.cn/dataset/emr-ner"),
+        card("zh/kg", "医疗知识图谱", "疾病与药物的知识图谱", languages=["Chinese"], homepage="https://github.com/x/kg"),
+        card("b/bb", "BB", "Locations and phenotypes of microorganisms in PubMed abstracts.", languages=["English"]),
+        card("b/gene", "GeneTag", "Gene mentions in PubMed abstracts.", languages=["English"]),
+    ])
+    # before: a name constraint no card carried, "no card in the catalog names OpenKG (0 of 4)", answer empty
+    assert terms(catalog, "OpenKG 上基于电子病历的数据") == [("name", "OpenKG", 1, False)]
+    response = catalog.search("OpenKG 上基于电子病历的数据")
+    assert response.verdict == "found" and ids(response)[0] == "zh/emr"
+    # before: "no card in the catalog is about bacteria (0 of 4)"
+    assert terms(catalog, "phenotypes of bacteria") == [("species", "bacteria", 1, False)]
+    assert search(catalog, "phenotypes of bacteria") == ["b/bb"]
