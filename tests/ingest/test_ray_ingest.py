@@ -35,6 +35,8 @@ import json
 import os
 import pickle
 import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -266,14 +268,12 @@ def test_write_actors_only_for_server_stores() -> None:
         plan({"CPU": 2}, RayOptions(writers=2))
 
 
-@pytest.mark.unit
-def test_a_document_two_writers_report_counts_once(tmp_path: Path) -> None:
-    """Two write actors given the same document (its batch delivered twice) may both write it (the
-    same chunk ids: the rows are replaced, not doubled); the driver counts it written once and
-    unchanged once, as the single writer would, and a failed one with its reason."""
+@contextmanager
+def two_document_collector(tmp_path: Path) -> Iterator[tuple[Any, Any, list[tuple[int, Any, bool]]]]:
+    """The driver's collector over an engine of ``tmp_path`` (hash encoders, no plugin), its run, and the
+    entries of two one-section documents ``kb/d1`` and ``kb/d2`` of file 0, as write actors report them."""
     from eagle_rag.ingest.orchestrator import _Run
     from eagle_rag.ingest.ray_executor import _Collector
-    from eagle_rag.ingest.ray_stages import Outcome
     from eagle_rag.ingest.records import Record
     from eagle_rag.ingest.report import IngestReport
     from eagle_rag.types import ParsedDocument, Section
@@ -283,8 +283,17 @@ def test_a_document_two_writers_report_counts_once(tmp_path: Path) -> None:
     settings = settings_for(tmp_path / "data", plugins={"enabled": []}, encoders={"mode": "deterministic"})
     with Engine(settings) as engine:
         run = _Run(IngestReport(), None)
-        collector = _Collector(engine, run, [tmp_path / "x.jsonl"])
-        entries = [(0, docs[0], True), (0, docs[1], True)]
+        yield run, _Collector(engine, run, [tmp_path / "x.jsonl"]), [(0, docs[0], True), (0, docs[1], True)]
+
+
+@pytest.mark.unit
+def test_a_document_two_writers_report_counts_once(tmp_path: Path) -> None:
+    """Two write actors given the same document (its batch delivered twice) may both write it (the
+    same chunk ids: the rows are replaced, not doubled); the driver counts it written once and
+    unchanged once, as the single writer would, and a failed one with its reason."""
+    from eagle_rag.ingest.ray_stages import Outcome
+
+    with two_document_collector(tmp_path) as (run, collector, entries):
         first = [Outcome("ingested", 2), Outcome("failed", reason="boom")]
         collector.take(RowKind.WRITTEN, -1, pickle.dumps((entries, first)))
         collector.take(RowKind.WRITTEN, -1, pickle.dumps((entries[:1], [Outcome("ingested", 2, replaced=True)])))
@@ -302,20 +311,9 @@ def test_a_batch_written_before_its_write_actor_died_counts_as_written(tmp_path:
     the batch again, the new actor finds the documents complete (``unchanged``, with their chunks),
     and the driver, which never counted them, counts them written (as the local ingest does: 2
     documents, 3 + 2 = 5 chunks, none unchanged); the same batch once more counts unchanged."""
-    from eagle_rag.ingest.orchestrator import _Run
-    from eagle_rag.ingest.ray_executor import _Collector
     from eagle_rag.ingest.ray_stages import Outcome
-    from eagle_rag.ingest.records import Record
-    from eagle_rag.ingest.report import IngestReport
-    from eagle_rag.types import ParsedDocument, Section
 
-    docs = [Record(ParsedDocument(document_id=f"kb/d{i}", kb_name="kb", name=f"d{i}", source_uri="x.jsonl",
-                                  sections=(Section((), "t"),)), i, i) for i in (1, 2)]
-    settings = settings_for(tmp_path / "data", plugins={"enabled": []}, encoders={"mode": "deterministic"})
-    with Engine(settings) as engine:
-        run = _Run(IngestReport(), None)
-        collector = _Collector(engine, run, [tmp_path / "x.jsonl"])
-        entries = [(0, docs[0], True), (0, docs[1], True)]
+    with two_document_collector(tmp_path) as (run, collector, entries):
         rerun = [Outcome("unchanged", 3), Outcome("unchanged", 2)]
         collector.take(RowKind.WRITTEN, -1, pickle.dumps((entries, rerun)))
         assert (run.report.documents, run.report.chunks, run.report.skipped_unchanged) == (2, 5, 0)
