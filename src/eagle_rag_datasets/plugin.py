@@ -3,6 +3,7 @@
 * ``eagle_cli_register``: adds ``eagle-rag datasets search|check`` and ``eagle-rag eval datasets``.
 * ``eagle_options_model``: the model of ``plugins.options.datasets``
   (:class:`~eagle_rag_datasets.options.DatasetsOptions`), checked by the core at start-up.
+* ``eagle_warm_up``: builds the catalog's indexes and loads its semantic channel before ``serve`` reports ready.
 * ``eagle_register``: puts a :class:`~eagle_rag_datasets.service.DatasetsService` bound to the
   ``cards_path`` plugin option into the ``datasets`` extension of ``ctx.services`` (for the HTTP and MCP layers),
   and fails at start-up when that option names a missing file.
@@ -10,6 +11,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,8 @@ from eagle_rag.plugin_api import hookimpl
 from eagle_rag_datasets.errors import DatasetsError
 from eagle_rag_datasets.options import DatasetsOptions
 from eagle_rag_datasets.service import PLUGIN_NAME, DatasetsService
+
+log = logging.getLogger(__name__)
 
 
 @hookimpl
@@ -60,3 +64,20 @@ def eagle_mcp_tools(engine: Any) -> list[Any]:
     from eagle_rag_datasets import surfaces
 
     return list(surfaces.eagle_mcp_tools(engine=engine) or [])
+
+
+@hookimpl
+def eagle_warm_up(ctx: Any) -> list[str] | None:
+    """Build the catalog's indexes and load its semantic channel (``eagle-rag serve`` calls this before it
+    reports ready), so the first catalog search does not pay for them; None when no service is registered."""
+    service = ctx.services.extension(PLUGIN_NAME, DatasetsService)
+    if service is None:
+        return None
+    catalog = service.catalog()
+    catalog.warm_up(semantic=True)
+    loaded = [f"dataset catalog ({len(catalog.cards)} cards)"]
+    if catalog.semantic_error is None:
+        loaded.append("dataset catalog semantic channel")
+    else:
+        log.warning("datasets warm-up: the semantic channel did not load (%s)", catalog.semantic_error)
+    return loaded

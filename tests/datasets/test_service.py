@@ -11,7 +11,7 @@ from eagle_rag.context import Services
 from eagle_rag_datasets import DatasetsService, InvalidQueryError, datasets_check_ids, datasets_search
 from eagle_rag_datasets.catalog.catalog import DEFAULT_CARDS
 from eagle_rag_datasets.errors import DatasetsError
-from eagle_rag_datasets.plugin import eagle_register
+from eagle_rag_datasets.plugin import eagle_register, eagle_warm_up
 from eagle_rag_datasets.service import get_catalog, resolve_cards_path
 from tests.datasets.conftest import MINI
 
@@ -75,3 +75,14 @@ def test_eagle_register_exposes_the_service():
 def test_eagle_register_fails_early_on_a_missing_file(tmp_path):
     with pytest.raises(DatasetsError, match="cards_path"):
         eagle_register(ctx=_ctx({"cards_path": str(tmp_path / "none.jsonl")}), encoders=None)
+
+
+def test_eagle_warm_up_loads_the_catalog_and_its_semantic_channel_before_the_first_search():
+    ctx = _ctx({"cards_path": str(MINI)})
+    assert eagle_warm_up(ctx=ctx) is None  # no service registered: nothing to load
+    eagle_register(ctx=ctx, encoders=None)
+    catalog = ctx.services.extension("datasets", DatasetsService).catalog()
+    assert eagle_warm_up(ctx=ctx) == ["dataset catalog (12 cards)", "dataset catalog semantic channel"]
+    index = catalog._semantic  # loaded by the warm-up, not by a search
+    assert index is not None and index.english is not None and index.english.shape[0] == 12
+    assert len(index._recent) == 0  # the probes' vectors are not kept as if someone had asked them

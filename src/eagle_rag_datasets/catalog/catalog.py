@@ -55,6 +55,8 @@ VERSION_SUFFIX = re.compile(r"[-_ ]?[vV]?\d+(?:\.\d+)*$")
 """A release number after a name ("OSIRISv1.2", "MedMentions-2"), dropped when no card carries the whole name."""
 FAMILY_MIN = 5
 """The letters a name must have to stand for the family of cards whose names start with it ("BioVITA")."""
+WARM_UP_PROBES = ("clinical notes annotated for medications", "中文医学问答数据集")
+"""The queries :meth:`DatasetCatalog.warm_up` embeds: one per script, so both encoders and the gloss run once."""
 
 
 class DatasetCatalog:
@@ -166,15 +168,21 @@ class DatasetCatalog:
             self._engines[name] = TantivyEngine(self.analysed) if name is Engine.INDEX else BM25Engine(self.index)
         return self._engines[name]
 
-    def warm_up(self, engines: Iterable[Engine] = (Engine.INDEX,)) -> None:
+    def warm_up(self, engines: Iterable[Engine] = (Engine.INDEX,), semantic: bool = False) -> None:
         """Build the indexes (and read the language tables of the constraint terms and the glossary of the
-        English semantic space) now instead of on the first search."""
+        English semantic space) now instead of on the first search; ``semantic``: also load the semantic
+        channel (its encoders and card vectors) and embed one query per script in each of its spaces."""
         _ = self.facets, self.matcher, self.substring, self.flat_texts
         self.constraints("warm up")
         default_glossary()
         for name in engines:
             if name is not Engine.SUBSTRING:
                 self.engine(name)
+        index = self.semantic() if semantic else None
+        if index is not None:
+            for probe in WARM_UP_PROBES:
+                index.scores(probe)
+            index.forget_queries()
 
     def semantic(self) -> SemanticIndex | None:
         """The semantic channel (card vectors built or read on first use), or None when its model
