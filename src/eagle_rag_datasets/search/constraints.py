@@ -103,6 +103,15 @@ GROUPS: dict[ConstraintKind, dict[str, tuple[str, str, str]]] = {
         "uk": ("the United Kingdom", "uk britain british nhs 英国", ""),
     },
 }
+LIST_JOINER = re.compile(r"\s*(?:(?:and|or|in|und|y|et|as well as|plus|和|或|或者|及|以及|与|还是|跟)\s*)*")
+"""What may stand between two languages of one list in the folded query (its punctuation is gone): "English or
+Chinese", "in English and in Chinese", "德语、英语", "中文和英文"."""
+TOGETHER = re.compile(
+    r"\b(?:parallel|bilingual|bi ?text|aligned|translat\w*|cross ?lingual|both languages|multilingual|"
+    r"code ?switch\w*|code ?mix\w*|side by side)\b|双语|平行|对照|翻译|译文|对齐|跨语言|中英对|英中对|多语")
+"""Words that ask for data in several languages at once ("English-Chinese parallel sentences"): the languages of
+such a request must all hold; without them, languages named together are alternatives ("English or Chinese",
+"Spanish and French are both useful")."""
 NOT_LANGUAGE = ("traditional chinese medicine", "chinese medicine", "chinese medicines", "chinese herbal",
                 "chinese herbs", "chinese herb")
 """Phrases whose language word names no language ("Traditional Chinese Medicine")."""
@@ -177,6 +186,9 @@ class Constraint:
     """A language or dataset the query rules out ("not English", "不要越南语", "除了 MedDialog 以外"): the cards
     satisfying it are those in another language (or listing none), or those not named so; its label reads
     "a language other than English", "a dataset other than MedDialog"."""
+    alternatives: tuple[str, ...] = ()
+    """For a language: the words that asked for it, or for each of the languages a request names as
+    alternatives ("English or Chinese": one constraint, satisfied by a card in either)."""
     versioned: bool = False
     """A dataset name with a year ("i2b2 2012", "CHIP 2020"): satisfied by the cards carrying both."""
 
@@ -350,6 +362,7 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
     ordered = sorted(taken, key=lambda place: place[1])
     prefix = {i: _blank(spoken[:i], ordered[:n]) for n, (_, i) in enumerate(ordered)}
     ruled_out = _post_negated_spans(query, spoken)
+    asked_at: dict[int, tuple[str, int]] = {}  # where a language is asked for -> (its word, its constraint)
     for code, places in by_code.items():
         label = labels[code][0]
         places = [(w, i) for w, i in places if not _translated_from(prefix[i], spoken[i + len(w):])]
@@ -359,10 +372,13 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
                     and not any(start <= i < end for start, end in ruled_out)]
         if positive:
             found.append(Constraint(ConstraintKind.LANGUAGE, positive[0][0], label,
-                                    languages.get(code, frozenset()) | unknown))
+                                    languages.get(code, frozenset()) | unknown, alternatives=(positive[0][0],)))
+            asked_at.update((i, (w, len(found) - 1)) for w, i in positive)
         elif other_than is not None:
             found.append(Constraint(ConstraintKind.LANGUAGE, places[0][0], f"a language other than {label}",
                                     other_than(code), excluded=True))
+    if not TOGETHER.search(folded):
+        found = _alternatives(found, spoken, asked_at)
     rest = _blank(folded, taken)
     group_words_, owners = _group_table()
     said: dict[tuple[ConstraintKind, str], str] = {}
@@ -415,6 +431,37 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
     return found
 
 
+def _alternatives(found: list[Constraint], spoken: str, asked_at: dict[int, tuple[str, int]]) -> list[Constraint]:
+    """``found`` with the languages asked for in one list ("English or Chinese", "Spanish and French",
+    "德语、英语都可以") merged into one constraint that a card in any of them satisfies. Languages named
+    apart stay separate constraints, all of which must hold ("we know you carry Swedish ..., but we need
+    Latvian")."""
+    places = sorted(asked_at.items())
+    parent = list(range(len(found)))
+
+    def root(n: int) -> int:
+        while parent[n] != n:
+            n = parent[n]
+        return n
+
+    for (start, (word, owner)), (after, (_, other)) in zip(places, places[1:], strict=False):
+        if root(owner) != root(other) and LIST_JOINER.fullmatch(spoken[start + len(word):after]):
+            parent[root(other)] = root(owner)
+    groups: dict[int, list[int]] = {}
+    for n in range(len(found)):
+        groups.setdefault(root(n), []).append(n)
+    out: list[Constraint] = []
+    for n, constraint in enumerate(found):
+        members = [found[m] for m in groups.get(n, [])]
+        if len(members) == 1 or constraint.kind is not ConstraintKind.LANGUAGE:
+            out.extend(members)
+        elif members:
+            out.append(Constraint(ConstraintKind.LANGUAGE, " or ".join(c.term for c in members),
+                                  " or ".join(c.label for c in members), frozenset().union(*(c.cards for c in members)),
+                                  alternatives=tuple(t for c in members for t in c.alternatives)))
+    return out
+
+
 def _excluded_names(text: str, name_words: Callable[[str], frozenset[int]]) -> dict[str, frozenset[int]]:
     """The datasets a request rules out ("other than the GENIA (GE) ones", "除了 MedDialog 以外"): each word
     with capitals among the four after a negation that is a word of some card's name, aliases or id,
@@ -439,11 +486,17 @@ def _excluded_names(text: str, name_words: Callable[[str], frozenset[int]]) -> d
     return {word: everyone - hit for word, hit in out.items()}
 
 
-_SENTENCE = re.compile(r"[^。；;!?！？\n]+")
-_CLAUSE = re.compile(r"[^，,：:]+")
+_SENTENCE = re.compile(r"(?:[^。；;!?！？\n.]|\.(?!\s))+")
+_CLAUSE = re.compile(r"(?:[^，,：:()—–-]|(?<!\s)[—–-]|[—–-](?!\s))+")
 _POST_CUES = r"(?:不需要|不要|不用|用不到|用不上|不考虑)了?"
+_LATIN_POST_CUES = (
+    r"\b(?:(?:is|are)(?: not|n t) (?:what (?:i|we|they) (?:need|want|mean|am looking for|are looking for)|enough"
+    r"|needed|wanted|useful|in scope)|(?:won t|will not|doesn t|does not|don t|do not) (?:help|do|count|suffice)"
+    r"|(?:is|are) out of scope|we (?:already )?have (?:\w+ ){0,3}already)")
 _POST_NEGATION = re.compile(_POST_CUES + r"\W*$")
-"""A Chinese clause that ends by ruling out what it names ("ICD-10 和 ICD-11 ... 不需要", "...任务不要")."""
+_LATIN_POST_NEGATION = re.compile(_LATIN_POST_CUES + r"\W*$")
+"""A clause that ends by ruling out what it names ("ICD-10 和 ICD-11 ... 不需要", "English
+ClinicalTrials.gov text is not what they need", "English-only data won't help")."""
 _BARE_NEGATION = re.compile(r"^\W*(?:这次|这回|暂时|目前|就|都|也|先)*" + _POST_CUES + r"\W*$")
 """A clause that is only the negation ("这次不需要"): it rules out what the clause before it names."""
 _CUE = re.compile(rf"(?:\b(?:{_LATIN_CUES}|{_NONE_THAT})\b|{_CJK_CUES})[^,;.!?，。；：:()（）]*", re.IGNORECASE)
@@ -471,7 +524,7 @@ def _post_negated_spans(query: str, spoken: str) -> list[tuple[int, int]]:
     """Where, in the folded ``spoken`` text, the clauses of ``query`` that a negation after them rules out lie
     (:func:`_negated_clauses`: "各种翻译版（荷兰语、波斯语）都先不要"), as ``(start, end)``."""
     spans = []
-    for clause in _negated_clauses(query):
+    for clause in _negated_clauses(query, latin=True):
         folded = fold(clause).strip()
         start = spoken.find(folded) if folded else -1
         while start >= 0:
@@ -480,9 +533,12 @@ def _post_negated_spans(query: str, spoken: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _negated_clauses(text: str) -> list[str]:
+def _negated_clauses(text: str, latin: bool = False) -> list[str]:
     """The clauses of ``text`` that a negation after them rules out: a clause ending in one, or the clause
-    before a clause that is nothing but one ("ICD-10 和 ICD-11 我们已经有了，这次不需要"), with that one."""
+    before a clause that is nothing but one ("ICD-10 和 ICD-11 我们已经有了，这次不需要"), with that one;
+    ``latin``: also an English clause ending in one ("English-only data won't help"; read for languages only,
+    since a dataset name in such a clause often names the wanted card's sibling: "the OMAHA terminology
+    sample is not needed")."""
     out = []
     for sentence in _SENTENCE.findall(text):
         clauses = list(_CLAUSE.finditer(sentence))
@@ -490,7 +546,8 @@ def _negated_clauses(text: str) -> list[str]:
             if _BARE_NEGATION.match(clause.group()):
                 if i:
                     out.append(sentence[clauses[i - 1].start():clause.end()])
-            elif _POST_NEGATION.search(clause.group()):
+            elif _POST_NEGATION.search(clause.group()) or (
+                    latin and clause.group().isascii() and _LATIN_POST_NEGATION.search(fold(clause.group()))):
                 out.append(clause.group())
     return out
 

@@ -215,7 +215,8 @@ def semantic_text(text: str, constraints: Sequence[Constraint]) -> str:
     out = asked_text(text, list(constraints))
     for constraint in constraints:
         if constraint.kind is ConstraintKind.LANGUAGE and not constraint.excluded and is_chinese(text):
-            out = re.sub(re.escape(constraint.term), " ", out, flags=re.IGNORECASE)  # terms come folded
+            for term in constraint.alternatives or (constraint.term,):
+                out = re.sub(re.escape(term), " ", out, flags=re.IGNORECASE)  # terms come folded
     out = " ".join(out.split())
     return out if out and out != " ".join(text.split()) else text
 

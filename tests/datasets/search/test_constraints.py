@@ -189,3 +189,51 @@ def test_a_misspelt_language_name_no_card_says_is_that_language(cards):
     assert kinds(cards.constraints("germna clinical notes")) == [("language", "german", 1)]
     # a substitution is not taken (green / greek), nor a word some card says (k/mouse says "murine")
     assert cards.constraints("green tea study") == []
+
+
+@pytest.fixture(scope="module")
+def languages() -> DatasetCatalog:
+    return DatasetCatalog.from_records([
+        card("l/en", "Criteria EN", "Eligibility criteria annotated with entities.", languages=["English"]),
+        card("l/zh", "Criteria ZH", "Eligibility criteria sentences classified.", languages=["Chinese"]),
+        card("l/both", "Parallel EN-ZH", "English-Chinese parallel sentences.", languages=["English", "Chinese"]),
+        card("l/sv", "Notes SV", "Swedish clinical notes.", languages=["Swedish"]),
+        card("l/ro", "Notes RO", "Romanian clinical notes.", languages=["Romanian"]),
+        card("l/es", "Trials ES", "Spanish trial protocols.", languages=["Spanish"]),
+        card("l/fr", "Trials FR", "French trial protocols.", languages=["French"]),
+    ])
+
+
+def labelled(catalog: DatasetCatalog, text: str) -> list[tuple[str, bool, list[str]]]:
+    return [(c.label, c.excluded, sorted(catalog.card_ids[i] for i in c.cards)) for c in catalog.constraints(text)]
+
+
+def test_languages_of_one_list_are_alternatives(languages):
+    # before, each language had to hold: only the one bilingual card was left for "English or Chinese"
+    assert labelled(languages, "eligibility criteria labelled, in English or in Chinese") == [
+        ("English or Chinese", False, ["l/both", "l/en", "l/zh"])]
+    assert labelled(languages, "心血管临床文本，德语、英语都可以") == [("German or English", False, ["l/both", "l/en"])]
+    response = languages.search("eligibility criteria written in English and in Chinese")
+    assert {"l/en", "l/zh"} <= {hit.id for hit in response.hits}
+
+
+def test_languages_named_apart_or_asked_together_must_all_hold(languages):
+    # a list of the languages the catalog has, then the one asked for: Latvian, which no card is in
+    found = labelled(languages, "We know you carry Swedish and Romanian notes, but we need Latvian clinical notes.")
+    assert found == [("Swedish or Romanian", False, ["l/ro", "l/sv"]), ("Latvian", False, [])]
+    answer = languages.search("We know you carry Swedish and Romanian notes, but we need Latvian clinical notes.")
+    assert answer.hits == () and "no card in the catalog is in Latvian (0 of 7)" in answer.message
+    # parallel data is in both languages at once
+    assert labelled(languages, "English and Chinese parallel sentences") == [
+        ("English", False, ["l/both", "l/en"]), ("Chinese", False, ["l/both", "l/zh"])]
+
+
+def test_an_english_clause_that_ends_by_ruling_a_language_out_excludes_it(languages):
+    # before, the English of both requests was a language asked for, so only cards in English (and Spanish or
+    # French: none) could match
+    found = labelled(languages, "Trial protocols in other languages. Spanish and French are both useful; "
+                                "English ClinicalTrials.gov text is not what they need.")
+    others = ["l/both", "l/es", "l/fr", "l/ro", "l/sv", "l/zh"]
+    assert found == [("Spanish or French", False, ["l/es", "l/fr"]), ("a language other than English", True, others)]
+    assert labelled(languages, "Welsh-language health FAQ pairs - English-only data won't help") == [
+        ("Welsh", False, []), ("a language other than English", True, others)]
