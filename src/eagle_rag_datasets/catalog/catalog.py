@@ -26,7 +26,7 @@ from eagle_rag.plugin_api.text import compact_name
 from eagle_rag_datasets.catalog.cards import DatasetCard
 from eagle_rag_datasets.catalog.gloss import default_glossary
 from eagle_rag_datasets.catalog.ingest import read_cards, validate_record
-from eagle_rag_datasets.catalog.kinds import card_kind
+from eagle_rag_datasets.catalog.kinds import card_kind, own_names
 from eagle_rag_datasets.catalog.synonyms import SynonymSet, load_synonyms
 from eagle_rag_datasets.catalog.terms import TermIndex, analyze_card, homepage_words, id_tail
 from eagle_rag_datasets.catalog.vectors import card_passage, card_vectors, english_space
@@ -153,7 +153,7 @@ class DatasetCatalog:
     def name_keys(self) -> dict[str, set[int]]:
         keys: dict[str, set[int]] = {}
         for i, card in enumerate(self.cards):
-            for text in (card.id, id_tail(card.id), card.name, *card.aliases):
+            for text in (card.id, id_tail(card.id), *own_names(card)):
                 keys.setdefault(compact_name(text), set()).add(i)
         return keys
 
@@ -220,7 +220,7 @@ class DatasetCatalog:
         """Lower-cased word of a card's name, aliases or id -> the cards ("BioNLP 2011 GE": bionlp, 2011, ge)."""
         words: dict[str, set[int]] = {}
         for i, card in enumerate(self.cards):
-            for text in (card.id, card.name, *card.aliases):
+            for text in (card.id, *own_names(card)):
                 for word in re.split(r"[^0-9a-z]+", text.lower()):
                     if word:
                         words.setdefault(word, set()).add(i)

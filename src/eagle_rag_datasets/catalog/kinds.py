@@ -10,6 +10,7 @@ See docs/datasets.md, section 2.
 from __future__ import annotations
 
 import re
+from urllib.parse import urlparse
 
 from eagle_rag_datasets.catalog.cards import DatasetCard
 
@@ -38,3 +39,16 @@ def card_kind(card: DatasetCard) -> str:
     if any(marker in card.name or marker in card.description for marker in _TOOL_TEXT):
         return "tool"
     return DATASET
+
+
+def host_named(card: DatasetCard) -> bool:
+    """Whether the card's name is only the host of its homepage ("github" for a repository at github.com): a
+    link's label in the list it came from, which names no dataset. A request that mentions GitHub does not
+    ask for such a card, so its name is not one of its names (:func:`own_names`)."""
+    host = urlparse(card.homepage or "").netloc.lower()
+    return bool(host) and card.name.strip().lower() in host.split(".")
+
+
+def own_names(card: DatasetCard) -> tuple[str, ...]:
+    """The card's name and aliases, without a name that is only its homepage's host (:func:`host_named`)."""
+    return tuple(card.aliases) if host_named(card) else (card.name, *card.aliases)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from eagle_rag.plugin_api.text import analyze, compact_name, normalize
 from eagle_rag_datasets.catalog.cards import DatasetCard
+from eagle_rag_datasets.catalog.kinds import host_named, own_names
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NAME_YEAR = re.compile(r"\b([A-Za-z]{2,})(\d{2,})\b")
@@ -60,8 +61,9 @@ class CardTerms:
 
 
 def title_parts(card: DatasetCard) -> list[str]:
-    parts = [card.name, *card.aliases, card.id, id_tail(card.id)]
-    for text in (card.name, *card.aliases):
+    names = own_names(card)
+    parts = [*names, card.id, id_tail(card.id)]
+    for text in names:
         split = camel_split(text)
         if split != text:
             parts.append(split)
@@ -111,8 +113,8 @@ def analyze_card(card: DatasetCard) -> CardTerms:
     body = tuple(t for part in bodies if part for t in card_terms(part))
     chars = frozenset(_CJK_CHAR.findall(normalize(" ".join(titles + bodies))))
     title_words = _words(titles)
-    keys = [(compact_name(card.name), "name"), (compact_name(card.id), "id"),
-            (compact_name(id_tail(card.id)), "id")]
+    keys = [(compact_name(card.name), "name")] if not host_named(card) else []
+    keys += [(compact_name(card.id), "id"), (compact_name(id_tail(card.id)), "id")]
     keys += [(compact_name(alias), "alias") for alias in card.aliases]
     return CardTerms(
         title=title, body=body, chars=chars, title_words=frozenset(title_words),

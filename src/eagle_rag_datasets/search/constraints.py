@@ -103,9 +103,11 @@ GROUPS: dict[ConstraintKind, dict[str, tuple[str, str, str]]] = {
         "uk": ("the United Kingdom", "uk britain british nhs 英国", ""),
     },
 }
-LIST_JOINER = re.compile(r"\s*(?:(?:and|or|in|und|y|et|as well as|plus|和|或|或者|及|以及|与|还是|跟)\s*)*")
+LIST_JOINER = re.compile(r"\s*(?:(?:and|or|either|in|und|y|et|as well as|plus|和|或|或者|及|以及|与|还是|跟)\s*)*")
 """What may stand between two languages of one list in the folded query (its punctuation is gone): "English or
 Chinese", "in English and in Chinese", "德语、英语", "中文和英文"."""
+DISJUNCTION = re.compile(r"\b(?:or|either)\b|或|还是")
+"""An "or" between two languages: alternatives even in a request for multilingual data."""
 TOGETHER = re.compile(
     r"\b(?:parallel|bilingual|bi ?text|aligned|translat\w*|cross ?lingual|both languages|multilingual|"
     r"code ?switch\w*|code ?mix\w*|side by side)\b|双语|平行|对照|翻译|译文|对齐|跨语言|中英对|英中对|多语")
@@ -377,8 +379,7 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
         elif other_than is not None:
             found.append(Constraint(ConstraintKind.LANGUAGE, places[0][0], f"a language other than {label}",
                                     other_than(code), excluded=True))
-    if not TOGETHER.search(folded):
-        found = _alternatives(found, spoken, asked_at)
+    found = _alternatives(found, spoken, asked_at, together=bool(TOGETHER.search(folded)))
     rest = _blank(folded, taken)
     group_words_, owners = _group_table()
     said: dict[tuple[ConstraintKind, str], str] = {}
@@ -431,11 +432,13 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
     return found
 
 
-def _alternatives(found: list[Constraint], spoken: str, asked_at: dict[int, tuple[str, int]]) -> list[Constraint]:
+def _alternatives(found: list[Constraint], spoken: str, asked_at: dict[int, tuple[str, int]],
+                  together: bool) -> list[Constraint]:
     """``found`` with the languages asked for in one list ("English or Chinese", "Spanish and French",
     "德语、英语都可以") merged into one constraint that a card in any of them satisfies. Languages named
     apart stay separate constraints, all of which must hold ("we know you carry Swedish ..., but we need
-    Latvian")."""
+    Latvian"); so do those of a request for data in several languages at once (``together``:
+    :data:`TOGETHER`), unless an "or" joins them ("multilingual document images with Thai or Indonesian")."""
     places = sorted(asked_at.items())
     parent = list(range(len(found)))
 
@@ -445,7 +448,8 @@ def _alternatives(found: list[Constraint], spoken: str, asked_at: dict[int, tupl
         return n
 
     for (start, (word, owner)), (after, (_, other)) in zip(places, places[1:], strict=False):
-        if root(owner) != root(other) and LIST_JOINER.fullmatch(spoken[start + len(word):after]):
+        gap = spoken[start + len(word):after]
+        if root(owner) != root(other) and LIST_JOINER.fullmatch(gap) and (not together or DISJUNCTION.search(gap)):
             parent[root(other)] = root(owner)
     groups: dict[int, list[int]] = {}
     for n in range(len(found)):

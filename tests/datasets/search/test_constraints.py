@@ -237,3 +237,12 @@ def test_an_english_clause_that_ends_by_ruling_a_language_out_excludes_it(langua
     assert found == [("Spanish or French", False, ["l/es", "l/fr"]), ("a language other than English", True, others)]
     assert labelled(languages, "Welsh-language health FAQ pairs - English-only data won't help") == [
         ("Welsh", False, []), ("a language other than English", True, others)]
+
+
+def test_an_or_joins_languages_even_in_a_request_for_multilingual_data(languages):
+    # "multilingual" asks for several languages at once, but "Thai or Indonesian" names alternatives; before,
+    # both had to hold and no card did
+    assert labelled(languages, "multilingual notes that include Swedish or Romanian text") == [
+        ("Swedish or Romanian", False, ["l/ro", "l/sv"])]
+    assert labelled(languages, "multilingual notes in Swedish and Romanian") == [
+        ("Swedish", False, ["l/sv"]), ("Romanian", False, ["l/ro"])]

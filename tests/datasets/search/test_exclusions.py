@@ -142,6 +142,18 @@ def test_a_language_that_leaves_few_cards_lowers_the_floor_to_the_completeness_f
     assert ids(catalog.search(text, top_k=20)) == []
 
 
+@pytest.mark.integration
+def test_a_language_that_leaves_up_to_forty_cards_lowers_the_floor(catalog, monkeypatch):
+    from eagle_rag_datasets.search import pipeline
+
+    text = "因为隐私法规不能用真实病历，我们想找人工编写的德语出院信（医院写给家庭医生的那种），人名和日期都是虚构的"
+    german = next(c for c in catalog.constraints(text) if c.kind.value == "language")
+    assert 15 < len(german.cards) <= 40  # between the old bound (15) and the new one (40)
+    assert ids(catalog.search(text))[0] == "bigbio/grascco"
+    monkeypatch.setattr(pipeline, "NARROW", 15)  # before: the Chinese match floor (0.20) held, and nothing reached it
+    assert ids(catalog.search(text)) == []
+
+
 def test_a_host_name_is_carried_by_the_cards_at_that_host_and_microorganisms_are_bacteria():
     """Two false "no such card" answers of the blind set v6: a name no card carries in its text but that its
     homepage does ("OpenKG": openkg.cn), and a card about microorganisms asked for as data about bacteria."""
@@ -159,3 +171,18 @@ def test_a_host_name_is_carried_by_the_cards_at_that_host_and_microorganisms_are
     # before: "no card in the catalog is about bacteria (0 of 4)"
     assert terms(catalog, "phenotypes of bacteria") == [("species", "bacteria", 1, False)]
     assert search(catalog, "phenotypes of bacteria") == ["b/bb"]
+
+
+def test_a_name_that_is_only_its_homepage_host_names_no_dataset():
+    """A card named "github" (a link's label in the list it came from, at github.com) ranked first for every
+    request that mentions GitHub, as if the request named it."""
+    catalog = DatasetCatalog.from_records([
+        card("zh/seg", "github", "cmekg医学分词", languages=["Chinese"], homepage="https://github.com/x/CMeKG_tools"),
+        card("zh/dlg", "中文医疗对话数据", "医患对话语料", languages=["Chinese"], homepage="https://github.com/Toyhom/x"),
+        card("b/gh", "GitHub Issues", "Issues from GitHub repositories.", languages=["English"],
+             homepage="https://example.org/gh"),
+    ])
+    assert search(catalog, "github") == ["b/gh"]  # before: ["zh/seg", "b/gh"], zh/seg by its exact name
+    assert "github" not in {key for key, kind in catalog.analysed[0].keys}
+    assert catalog.check_ids(["zh/seg"]).all_known  # the card is still there, found by its own words
+    assert search(catalog, "cmekg 医学分词") == ["zh/seg"]
