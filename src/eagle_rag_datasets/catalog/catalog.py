@@ -227,10 +227,16 @@ class DatasetCatalog:
         return {word: frozenset(cards) for word, cards in words.items()}
 
     def _name_words(self, token: str) -> frozenset[int]:
-        """The cards whose name, aliases or id hold ``token`` as a word (every card for "")."""
+        """The cards whose name, aliases or id hold ``token`` as a word (every card for ""); when none does and
+        it has :data:`FAMILY_MIN` letters or more, those holding a word that starts with it ("ChemRxiv" for
+        ChemRxivRetrieval), as for a name asked for (:meth:`_named_cards`)."""
         if not token:
             return frozenset(range(self.size))
-        return self._words_of_names.get(re.sub(r"[^0-9a-z]+", "", token.lower()), frozenset())
+        key = re.sub(r"[^0-9a-z]+", "", token.lower())
+        exact = self._words_of_names.get(key, frozenset())
+        if exact or len(key) < FAMILY_MIN:
+            return exact
+        return frozenset().union(*(cards for word, cards in self._words_of_names.items() if word.startswith(key)))
 
     def _containing(self, text: str) -> frozenset[int]:
         """The cards whose flat text holds ``text`` (lower case) anywhere."""

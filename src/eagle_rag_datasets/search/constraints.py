@@ -76,12 +76,19 @@ GROUPS: dict[ConstraintKind, dict[str, tuple[str, str, str]]] = {
         "mass_spec": ("mass spectra", "mass_spectrometry mass_spectra lc-ms 质谱", ""),
         "sleep": ("polysomnography", "polysomnography polysomnographic 多导睡眠", ""),
         "endoscopy": ("endoscopy images or video", "endoscopy endoscopic colonoscopy gastroscopy 内镜 结肠镜 胃镜", ""),
+        "electron_microscopy": ("electron microscopy images", "cryo-em cryoem electron_microscopy "
+                                "electron_micrographs micrographs 冷冻电镜 电镜", ""),
+        "mammography": ("mammograms", "mammogram mammograms mammography 乳腺钼靶 钼靶", ""),
+        "oct": ("optical coherence tomography scans", "optical_coherence_tomography oct_scans oct_images", ""),
+        "pet": ("PET scans", "pet_scan pet_scans pet_ct pet_images positron_emission_tomography", ""),
+        "claims": ("insurance claims", "insurance_claims claims_data medicare medicaid 医保 理赔", ""),
     },
     ConstraintKind.SPECIES: {
         "mouse": ("mice", "mouse mice murine 小鼠", ""), "rat": ("rats", "rat rats 大鼠", ""),
         "zebrafish": ("zebrafish", "zebrafish 斑马鱼", ""), "yeast": ("yeast", "yeast 酵母", ""),
         "fly": ("fruit flies", "drosophila 果蝇", "fly flies"), "worm": ("C. elegans", "elegans 线虫", ""),
-        "plant": ("plants", "plant plants arabidopsis botanical 植物", ""),
+        "plant": ("plants", "plant plants botanical 植物", "arabidopsis"),
+        "arabidopsis": ("Arabidopsis", "arabidopsis 拟南芥", ""),
         "animal": ("animals", "veterinary animal animals livestock wildlife 兽医 动物",
                    "canine feline bovine wildlife fauna zoology zoological taxa taxon bioacoustics"),
         "dog": ("dogs", "dog dogs canine 犬类 犬只 狗狗 宠物犬", ""),
@@ -106,6 +113,10 @@ GROUPS: dict[ConstraintKind, dict[str, tuple[str, str, str]]] = {
 LIST_JOINER = re.compile(r"\s*(?:(?:and|or|either|in|und|y|et|as well as|plus|和|或|或者|及|以及|与|还是|跟)\s*)*")
 """What may stand between two languages of one list in the folded query (its punctuation is gone): "English or
 Chinese", "in English and in Chinese", "德语、英语", "中文和英文"."""
+ALSO = re.compile(r"\b(?:as well as|along with|alongside|also)\b|也")
+ALSO_WORDS = 8
+"""A second language added within a few words by "as well as" or "also" is an alternative too ("Chinese hospital
+data is welcome as well as English", "中文的可以，英文的也可以")."""
 DISJUNCTION = re.compile(r"\b(?:or|either)\b|或|还是")
 """An "or" between two languages: alternatives even in a request for multilingual data."""
 TOGETHER = re.compile(
@@ -388,7 +399,7 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
     for n, (word, start) in enumerate(places):
         before = _blank(rest[:start], places[:n])  # "none that involve audio recordings": both negated
         for kind, group in owners[word]:
-            if NEGATION.search(before):
+            if NEGATION.search(before) or any(a <= start < b for a, b in ruled_out):
                 if kind is ConstraintKind.MODALITY:
                     negated.setdefault((kind, group), word)
             elif (kind, group) not in said and not (kind is ConstraintKind.COUNTRY and CONTEXT.search(before)):
@@ -449,7 +460,8 @@ def _alternatives(found: list[Constraint], spoken: str, asked_at: dict[int, tupl
 
     for (start, (word, owner)), (after, (_, other)) in zip(places, places[1:], strict=False):
         gap = spoken[start + len(word):after]
-        if root(owner) != root(other) and LIST_JOINER.fullmatch(gap) and (not together or DISJUNCTION.search(gap)):
+        joined = LIST_JOINER.fullmatch(gap) or (len(gap.split()) <= ALSO_WORDS and ALSO.search(gap))
+        if root(owner) != root(other) and joined and (not together or DISJUNCTION.search(gap)):
             parent[root(other)] = root(owner)
     groups: dict[int, list[int]] = {}
     for n in range(len(found)):
@@ -498,7 +510,8 @@ _LATIN_POST_CUES = (
     r"|needed|wanted|useful|in scope)|(?:won t|will not|doesn t|does not|don t|do not) (?:help|do|count|suffice)"
     r"|(?:is|are) out of scope|we (?:already )?have (?:\w+ ){0,3}already)")
 _POST_NEGATION = re.compile(_POST_CUES + r"\W*$")
-_LATIN_POST_NEGATION = re.compile(_LATIN_POST_CUES + r"\W*$")
+_LATIN_POST_NEGATION = re.compile(
+    _LATIN_POST_CUES + r"(?: (?:for|to) (?:us|them|me|this|here|(?:our|my|the) \w+))?\W*$")
 """A clause that ends by ruling out what it names ("ICD-10 和 ICD-11 ... 不需要", "English
 ClinicalTrials.gov text is not what they need", "English-only data won't help")."""
 _BARE_NEGATION = re.compile(r"^\W*(?:这次|这回|暂时|目前|就|都|也|先)*" + _POST_CUES + r"\W*$")
@@ -556,7 +569,8 @@ def _negated_clauses(text: str, latin: bool = False) -> list[str]:
     return out
 
 
-IMAGE_GROUPS = ("mri", "ct", "xray", "ultrasound", "histopathology", "dermoscopy", "fundus")
+IMAGE_GROUPS = ("mri", "ct", "xray", "ultrasound", "histopathology", "dermoscopy", "fundus", "electron_microscopy",
+                "mammography", "oct", "pet")
 """Kinds of images: a card holding one of them also holds "images"."""
 
 

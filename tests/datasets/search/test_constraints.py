@@ -246,3 +246,26 @@ def test_an_or_joins_languages_even_in_a_request_for_multilingual_data(languages
         ("Swedish or Romanian", False, ["l/ro", "l/sv"])]
     assert labelled(languages, "multilingual notes in Swedish and Romanian") == [
         ("Swedish", False, ["l/sv"]), ("Romanian", False, ["l/ro"])]
+
+
+def test_a_language_added_by_as_well_as_is_an_alternative(languages):
+    # before: two constraints, only the bilingual card left
+    assert labelled(languages, "Chinese hospital data is welcome as well as English.") == [
+        ("Chinese or English", False, ["l/both", "l/en", "l/zh"])]
+
+
+def test_a_modality_in_an_english_clause_that_rules_it_out_is_excluded(cards):
+    # before: "images" was a modality asked for, and only image cards could match a request for literature
+    found = cards.constraints("Cancer literature resources. Case reports and pathology images are out of scope "
+                              "for them.")
+    assert [(c.kind.value, c.label, c.excluded, len(c.cards)) for c in found] == [
+        ("modality", "something other than images", True, 5)]
+
+
+def test_model_organisms_electron_microscopy_and_insurance_claims_are_constraints(cards):
+    # before: "Arabidopsis" read as the plant group (satisfied by any plant corpus); cryo-EM and Medicare claims
+    # were no constraint at all, so their topic neighbours answered these requests
+    assert kinds(cards.constraints("Arabidopsis thaliana gene function papers")) == [("species", "arabidopsis", 0)]
+    assert kinds(cards.constraints("cryo-EM micrographs with particle picks")) == [("modality", "cryo-em", 0)]
+    assert kinds(cards.constraints("US Medicare claims with procedure codes")) == [("modality", "medicare", 0)]
+    assert kinds(cards.constraints("skin images")) == [("modality", "images", 1)]  # unchanged

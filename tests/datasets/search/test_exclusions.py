@@ -186,3 +186,15 @@ def test_a_name_that_is_only_its_homepage_host_names_no_dataset():
     assert "github" not in {key for key, kind in catalog.analysed[0].keys}
     assert catalog.check_ids(["zh/seg"]).all_known  # the card is still there, found by its own words
     assert search(catalog, "cmekg 医学分词") == ["zh/seg"]
+
+
+def test_an_excluded_name_stands_for_the_family_of_names_it_opens():
+    catalog = DatasetCatalog.from_records([
+        card("m/rxiv", "ChemRxivRetrieval", "Retrieval of chemistry preprints.", languages=["English"]),
+        card("m/nq", "ChemNQRetrieval", "Chemistry retrieval from natural questions.", languages=["English"]),
+        card("m/hotpot", "ChemHotpotQARetrieval", "Chemistry multi-hop retrieval.", languages=["English"]),
+    ])
+    # before: no card's name holds "ChemRxiv" as a whole word, so nothing was ruled out
+    assert terms(catalog, "chemistry retrieval tasks other than the ChemRxiv one") == [
+        ("name", "ChemRxiv", 2, True)]
+    assert "m/rxiv" not in search(catalog, "chemistry retrieval tasks other than the ChemRxiv one")
