@@ -24,6 +24,7 @@ import numpy as np
 
 from eagle_rag.plugin_api.text import compact_name
 from eagle_rag_datasets.catalog.cards import DatasetCard
+from eagle_rag_datasets.catalog.facets import license_matches
 from eagle_rag_datasets.catalog.gloss import default_glossary
 from eagle_rag_datasets.catalog.ingest import read_cards, validate_record
 from eagle_rag_datasets.catalog.kinds import card_kind, own_names
@@ -39,6 +40,7 @@ from eagle_rag_datasets.search.engines.bm25 import BM25Engine
 from eagle_rag_datasets.search.engines.substring import SubstringEngine
 from eagle_rag_datasets.search.engines.tantivy_index import TantivyEngine
 from eagle_rag_datasets.search.filters import FacetIndex
+from eagle_rag_datasets.search.licence_terms import LICENCE_NAME, licence_constraints
 from eagle_rag_datasets.search.matching import Matcher
 from eagle_rag_datasets.search.pipeline import run_search
 from eagle_rag_datasets.search.proximity import flat_text
@@ -204,8 +206,14 @@ class DatasetCatalog:
 
     def constraints(self, text: str) -> list[Constraint]:
         """The constraint terms of ``text`` with the cards satisfying each (:mod:`..search.constraints`)."""
-        return detect(text, self.facets.languages, self.no_language, self._group_cards, self._named_cards,
-                      self._other_than, self._name_words, self._containing, self._known)
+        found = detect(text, self.facets.languages, self.no_language, self._group_cards, self._named_cards,
+                       self._other_than, self._name_words, self._containing, self._known)
+        names = [c for c in found if not (c.kind is ConstraintKind.NAME and LICENCE_NAME.fullmatch(c.term))]
+        return names + licence_constraints(text, self._licensed, frozenset(range(self.size)))
+
+    def _licensed(self, licence: str) -> frozenset[int]:
+        """The cards under ``licence`` or a version of it (``cc-by``: cc-by-4.0, cc-by-3.0)."""
+        return frozenset(i for i, card in enumerate(self.cards) if license_matches(card.license_id, licence))
 
     @cached_property
     def _card_words(self) -> frozenset[str]:

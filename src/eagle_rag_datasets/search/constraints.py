@@ -51,6 +51,7 @@ class ConstraintKind(StrEnum):
     SPECIES = "species"
     COUNTRY = "country"
     NAME = "name"
+    LICENSE = "license"
 
 
 # group: (label for the message, query words, words a card may carry instead).
@@ -129,7 +130,8 @@ NOT_LANGUAGE = ("traditional chinese medicine", "chinese medicine", "chinese med
                 "chinese herbs", "chinese herb")
 """Phrases whose language word names no language ("Traditional Chinese Medicine")."""
 _PHRASE = {ConstraintKind.LANGUAGE: "is in", ConstraintKind.MODALITY: "holds",
-           ConstraintKind.SPECIES: "is about", ConstraintKind.COUNTRY: "is from", ConstraintKind.NAME: "names"}
+           ConstraintKind.SPECIES: "is about", ConstraintKind.COUNTRY: "is from", ConstraintKind.NAME: "names",
+           ConstraintKind.LICENSE: "is licensed"}
 CJK_TEXT = re.compile(r"[\u3400-\u9fff]")
 _EXCLUDED_NAMES = re.compile(
     r"(?:\b(?:not|except|excluding|exclude|other than|besides|apart from|but not|without|rather than|instead of)"

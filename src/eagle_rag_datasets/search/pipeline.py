@@ -38,6 +38,7 @@ from eagle_rag_datasets.search.units import parse_query
 if TYPE_CHECKING:
     from eagle_rag_datasets.catalog.catalog import DatasetCatalog
 
+NARROWING = (ConstraintKind.LANGUAGE, ConstraintKind.LICENSE)
 NARROW = 40
 """When the languages a query names (or its language filter) leave at most this many cards with its other
 constraints and filters ("Danish-English medical parallel sentences": one Danish card; "SciFact in Dutch, not
@@ -117,8 +118,8 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
     off = (engine is not Engine.SUBSTRING and request.semantic and not request.strict and semantic is None
            and catalog.semantic_error is not None)
     judged = Judgement(constraints, semantic, allowed, satisfying, off)
-    languages = "languages" in request.active_filters() or any(
-        c.kind is ConstraintKind.LANGUAGE and not c.excluded for c in constraints)
+    languages = bool({"languages", "licenses"} & set(request.active_filters())) or any(
+        c.kind in NARROWING and not c.excluded for c in constraints)
     if semantic is not None and languages and judged.scope is not None and len(judged.scope) <= NARROW:
         semantic = replace(semantic, floor=semantic.complete, complete=-1.0)
         judged = replace(judged, semantic=semantic)

@@ -198,3 +198,16 @@ def test_an_excluded_name_stands_for_the_family_of_names_it_opens():
     assert terms(catalog, "chemistry retrieval tasks other than the ChemRxiv one") == [
         ("name", "ChemRxiv", 2, True)]
     assert "m/rxiv" not in search(catalog, "chemistry retrieval tasks other than the ChemRxiv one")
+
+
+@pytest.mark.integration
+def test_a_licence_that_leaves_few_cards_lowers_the_floor_like_a_language(catalog, monkeypatch):
+    from eagle_rag_datasets.search import pipeline
+    from eagle_rag_datasets.search.constraints import ConstraintKind
+
+    text = "法务只批准了 Apache 2.0 许可证。请列出目录里所有 Apache 2.0 许可的条目，领域不限。"
+    apache = next(c for c in catalog.constraints(text) if c.kind is ConstraintKind.LICENSE)
+    found = ids(catalog.search(text))
+    assert found and set(found) <= {catalog.card_ids[i] for i in apache.cards} and len(apache.cards) <= 40
+    monkeypatch.setattr(pipeline, "NARROWING", (ConstraintKind.LANGUAGE,))  # before: the Chinese floor held
+    assert ids(catalog.search(text)) == []
