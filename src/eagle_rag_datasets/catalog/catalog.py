@@ -29,7 +29,7 @@ from eagle_rag_datasets.catalog.gloss import default_glossary
 from eagle_rag_datasets.catalog.ingest import read_cards, validate_record
 from eagle_rag_datasets.catalog.kinds import card_kind, own_names
 from eagle_rag_datasets.catalog.synonyms import SynonymSet, load_synonyms
-from eagle_rag_datasets.catalog.terms import TermIndex, analyze_card, homepage_words, id_tail
+from eagle_rag_datasets.catalog.terms import TermIndex, analyze_card, camel_split, homepage_words, id_tail
 from eagle_rag_datasets.catalog.vectors import card_passage, card_vectors, english_space
 from eagle_rag_datasets.errors import CardValidationError, InvalidQueryError, LineError
 from eagle_rag_datasets.reply.response import DatasetSearchResponse, IdCheckResponse
@@ -56,6 +56,7 @@ MAX_IDS = 1000
 VERSION_SUFFIX = re.compile(r"[-_ ]?[vV]?\d+(?:\.\d+)*$")
 """A release number after a name ("OSIRISv1.2", "MedMentions-2"), dropped when no card carries the whole name."""
 FAMILY_MIN = 5
+INSIDE_NAMES = True
 """The letters a name must have to stand for the family of cards whose names start with it ("BioVITA")."""
 WARM_UP_PROBES = ("clinical notes annotated for medications", "中文医学问答数据集")
 """The queries :meth:`DatasetCatalog.warm_up` embeds: one per script, so both encoders and the gloss run once."""
@@ -244,7 +245,26 @@ class DatasetCatalog:
         exact = self._words_of_names.get(key, frozenset())
         if exact or len(key) < FAMILY_MIN:
             return exact
-        return frozenset().union(*(cards for word, cards in self._words_of_names.items() if word.startswith(key)))
+        family = frozenset().union(*(cards for word, cards in self._words_of_names.items() if word.startswith(key)))
+        return family or self._inside_names(token)
+
+    @cached_property
+    def _name_parts(self) -> list[tuple[int, tuple[str, ...]]]:
+        """Each card's names and id tail split at capitals and digits, lower-cased ("WikipediaChemFieldsClassification"
+        -> wikipedia, chem, fields, classification)."""
+        return [(i, tuple(camel_split(text).lower().replace("_", " ").replace("-", " ").split()))
+                for i, card in enumerate(self.cards) for text in (*own_names(card), id_tail(card.id))]
+
+    def _inside_names(self, token: str) -> frozenset[int]:
+        """The cards whose name holds ``token``'s capitalised parts in a row, inside it ("ChemFields" in
+        WikipediaChemFieldsClassification, "SpecialtiesInChemistry" in WikipediaSpecialtiesInChemistryClustering);
+        none for a token of one part."""
+        parts = tuple(camel_split(token).lower().split())
+        if not INSIDE_NAMES or len(parts) < 2:
+            return frozenset()
+        n = len(parts)
+        return frozenset(i for i, name in self._name_parts
+                         if any(name[j:j + n] == parts for j in range(len(name) - n + 1)))
 
     def _containing(self, text: str) -> frozenset[int]:
         """The cards whose flat text holds ``text`` (lower case) anywhere."""
@@ -284,6 +304,8 @@ class DatasetCatalog:
                                for card, _ in owners)
             if family:
                 return family, family
+        if not carrying and (inside := self._inside_names(token)):
+            return inside, inside  # "ChemistryTopics": the cards whose names hold it, as a name of theirs
         if not carrying and (hosted := self._homepage_words.get(token.lower(), frozenset())):
             return hosted, frozenset()  # "OpenKG": the cards at openkg.cn carry it, though none is named so
         return carrying, frozenset(h.ordinal for h in result.hits if h.tier in (Tier.EXACT, Tier.ALIAS))

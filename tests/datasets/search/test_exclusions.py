@@ -211,3 +211,19 @@ def test_a_licence_that_leaves_few_cards_lowers_the_floor_like_a_language(catalo
     assert found and set(found) <= {catalog.card_ids[i] for i in apache.cards} and len(apache.cards) <= 40
     monkeypatch.setattr(pipeline, "NARROWING", (ConstraintKind.LANGUAGE,))  # before: the Chinese floor held
     assert ids(catalog.search(text)) == []
+
+
+def test_a_name_given_as_capitalised_parts_inside_a_longer_name_is_that_card():
+    catalog = DatasetCatalog.from_records([
+        card("m/fields", "WikipediaChemFieldsClassification", "Classify chemistry Wikipedia articles by field."),
+        card("m/topics", "WikipediaChemistryTopicsClassification", "Classify chemistry Wikipedia articles by topic."),
+        card("m/spec", "WikipediaSpecialtiesInChemistryClustering", "Cluster chemistry Wikipedia articles."),
+    ])
+    # before: "ChemFields" was no word of any name, so nothing was ruled out
+    assert terms(catalog, "化学维基百科文章分类任务，ChemFields 那个不要") == [("name", "ChemFields", 2, True)]
+    assert "m/fields" not in search(catalog, "化学维基百科文章分类任务，ChemFields 那个不要")
+    # before: a name no card carried, so the answer was empty ("no card in the catalog names ...")
+    named = [c for c in catalog.constraints("the SpecialtiesInChemistry clustering task") if c.kind.value == "name"]
+    assert [(c.term, sorted(catalog.card_ids[i] for i in c.named)) for c in named] == [
+        ("SpecialtiesInChemistry", ["m/spec"])]
+    assert search(catalog, "the SpecialtiesInChemistry clustering task")[0] == "m/spec"
