@@ -56,7 +56,6 @@ MAX_IDS = 1000
 VERSION_SUFFIX = re.compile(r"[-_ ]?[vV]?\d+(?:\.\d+)*$")
 """A release number after a name ("OSIRISv1.2", "MedMentions-2"), dropped when no card carries the whole name."""
 FAMILY_MIN = 5
-INSIDE_NAMES = True
 """The letters a name must have to stand for the family of cards whose names start with it ("BioVITA")."""
 WARM_UP_PROBES = ("clinical notes annotated for medications", "中文医学问答数据集")
 """The queries :meth:`DatasetCatalog.warm_up` embeds: one per script, so both encoders and the gloss run once."""
@@ -260,7 +259,7 @@ class DatasetCatalog:
         WikipediaChemFieldsClassification, "SpecialtiesInChemistry" in WikipediaSpecialtiesInChemistryClustering);
         none for a token of one part."""
         parts = tuple(camel_split(token).lower().split())
-        if not INSIDE_NAMES or len(parts) < 2:
+        if len(parts) < 2:
             return frozenset()
         n = len(parts)
         return frozenset(i for i, name in self._name_parts
