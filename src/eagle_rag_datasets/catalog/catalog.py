@@ -43,7 +43,7 @@ from eagle_rag_datasets.search.filters import FacetIndex
 from eagle_rag_datasets.search.licence_terms import LICENCE_NAME, licence_constraints
 from eagle_rag_datasets.search.matching import Matcher
 from eagle_rag_datasets.search.pipeline import run_search
-from eagle_rag_datasets.search.proximity import flat_text
+from eagle_rag_datasets.search.proximity import flat_text, fold
 from eagle_rag_datasets.search.query import DatasetQuery
 from eagle_rag_datasets.search.ranking import Tier
 from eagle_rag_datasets.search.semantic import SemanticIndex, is_chinese, try_default_encoder, try_english_encoder
@@ -296,7 +296,11 @@ class DatasetCatalog:
         name with a release number no card carries is read without it (:data:`VERSION_SUFFIX`)."""
         result = find_matches(self.matcher, parse_query(token), self.card_ids, self.synonyms(), True)
         carrying = frozenset(h.ordinal for h in result.hits if h.tier >= Tier.TYPO)
-        if not carrying and (base := VERSION_SUFFIX.sub("", token)) != token and len(base) >= 3:
+        if len(phrase := fold(token)[1:-1].split()) > 1:  # "Species-800": both words, but side by side
+            spaced, named = f" {' '.join(phrase)} ", self.name_keys.get(compact_name(token), set())
+            carrying = frozenset(i for i in carrying if spaced in self.flat_texts[i] or i in named)
+        if not carrying and (base := VERSION_SUFFIX.sub("", token)) != token and len(base) >= 3 and sum(
+                ch.isupper() for ch in base) >= 2:  # a name without its release, not a word ("Species-800")
             return self._named_cards(base)  # "OSIRISv1.2": the card of OSIRIS, whatever release it describes
         if not carrying and len(key := compact_name(token)) >= FAMILY_MIN:  # the index's name, id and alias keys
             family = frozenset(card for name, owners in self.matcher.index.keys.items() if name.startswith(key)

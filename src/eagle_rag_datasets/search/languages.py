@@ -27,7 +27,8 @@ CURATED: dict[str, tuple[str, str]] = {
     "bn": ("Bengali", "bengali bangla"),
     "el": ("Greek", "greek 希腊语"), "ms": ("Malay", "malay 马来语"), "sw": ("Swahili", "swahili 斯瓦希里语"),
     "ne": ("Nepali", "nepali 尼泊尔语"), "pa": ("Punjabi", "punjabi panjabi"), "ky": ("Kyrgyz", "kyrgyz kirghiz"),
-    "ug": ("Uyghur", "uyghur uighur 维语"), "lo": ("Lao", "lao 老挝语"), "my": ("Burmese", "burmese myanmar 缅语"),
+    "ug": ("Uyghur", "uyghur uighur 维语"),
+    "ii": ("Yi", "sichuan_yi nuosu 彝语 彝文"), "lo": ("Lao", "lao 老挝语"), "my": ("Burmese", "burmese myanmar 缅语"),
     "id": ("Indonesian", "indonesian bahasa 印度尼西亚语"), "he": ("Hebrew", "hebrew 希伯来文"),
     "ar": ("Arabic", "arabic 阿拉伯文"), "vi": ("Vietnamese", "vietnamese 越南文"),
     "nb": ("Norwegian Bokmål", "bokmal bokmål"), "ht": ("Haitian Creole", "haitian creole"),
@@ -39,8 +40,10 @@ CURATED: dict[str, tuple[str, str]] = {
 VARIETIES: dict[str, tuple[str, str]] = {
     "yue": ("Cantonese", "cantonese 粤语 广东话 粤方言"), "wuu": ("Wu Chinese", "shanghainese 吴语 上海话"),
     "nan": ("Min Nan", "hokkien 闽南语 闽南话"), "hak": ("Hakka", "hakka 客家话 客家语"),
+    "tdd": ("Dai", "傣语 傣文"), "hmn": ("Hmong (Miao)", "hmong 苗语 苗文"),
 }
-"""Chinese varieties that are languages of their own (their ISO 639-3 code)."""
+"""Chinese varieties that are languages of their own, and languages of China that ISO 639-1 lacks (Dai, Miao), by
+their ISO 639-3 code."""
 
 AMBIGUOUS = frozenset({
     "latin", "ewe", "ido", "twi", "tonga", "ganda", "komi", "kongo", "sango", "venda", "herero", "ndonga", "avaric",

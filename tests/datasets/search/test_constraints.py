@@ -269,3 +269,10 @@ def test_model_organisms_electron_microscopy_and_insurance_claims_are_constraint
     assert kinds(cards.constraints("cryo-EM micrographs with particle picks")) == [("modality", "cryo-em", 0)]
     assert kinds(cards.constraints("US Medicare claims with procedure codes")) == [("modality", "medicare", 0)]
     assert kinds(cards.constraints("skin images")) == [("modality", "images", 1)]  # unchanged
+
+
+def test_languages_of_china_outside_iso_639_1_are_languages(cards):
+    # before: no language term, so Chinese health data answered these requests (1: k/any lists no language)
+    assert kinds(cards.constraints("需要彝文医学词汇表")) == [("language", "彝文", 1)]
+    assert kinds(cards.constraints("傣语的健康问答数据")) == [("language", "傣语", 1)]
+    assert kinds(cards.constraints("苗语医学术语表")) == [("language", "苗语", 1)]

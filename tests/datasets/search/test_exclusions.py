@@ -227,3 +227,22 @@ def test_a_name_given_as_capitalised_parts_inside_a_longer_name_is_that_card():
     assert [(c.term, sorted(catalog.card_ids[i] for i in c.named)) for c in named] == [
         ("SpecialtiesInChemistry", ["m/spec"])]
     assert search(catalog, "the SpecialtiesInChemistry clustering task")[0] == "m/spec"
+
+
+def test_capitals_run_into_a_word_make_a_name_and_a_word_with_a_number_is_no_release():
+    catalog = DatasetCatalog.from_records([
+        card("b/linnaeus", "LINNAEUS", "Species mentions in full-text articles; 800 documents.", languages=["English"]),
+        card("b/symp", "SympTEMIST", "Symptom mentions in Spanish clinical cases.", languages=["Spanish"]),
+        card("b/mm", "MedMentions", "UMLS concepts in 4,392 abstracts.", languages=["English"]),
+    ])
+    # before: "DDXPlus" and "CMExam" were no names (no small letter before a capital), so the request's other
+    # words found neighbours and the answer was not empty
+    assert terms(catalog, "DDXPlus: synthetic patients with a differential diagnosis") == [
+        ("name", "DDXPlus", 0, False)]
+    assert terms(catalog, "CMExam 有收录吗？") == [("name", "CMExam", 0, False)]
+    assert terms(catalog, "LLMs for ICUs") == []  # a plural of capitals is no name
+    # before: "Species-800" was carried by a card that says "species" and "800" apart, and else read as the name
+    # "Species" with a release number
+    assert terms(catalog, "Species-800 abstracts annotated for species") == [("name", "Species-800", 0, False)]
+    assert terms(catalog, "MedMentions-2 concepts")[0][:3] == ("name", "MedMentions-2", 1)  # a name's release
+
