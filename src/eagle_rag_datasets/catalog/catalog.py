@@ -40,6 +40,7 @@ from eagle_rag_datasets.search.engines.bm25 import BM25Engine
 from eagle_rag_datasets.search.engines.substring import SubstringEngine
 from eagle_rag_datasets.search.engines.tantivy_index import TantivyEngine
 from eagle_rag_datasets.search.filters import FacetIndex
+from eagle_rag_datasets.search.hosts import host_constraints
 from eagle_rag_datasets.search.licence_terms import LICENCE_NAME, licence_constraints
 from eagle_rag_datasets.search.matching import Matcher
 from eagle_rag_datasets.search.pipeline import run_search
@@ -209,7 +210,11 @@ class DatasetCatalog:
         found = detect(text, self.facets.languages, self.no_language, self._group_cards, self._named_cards,
                        self._other_than, self._name_words, self._containing, self._known)
         names = [c for c in found if not (c.kind is ConstraintKind.NAME and LICENCE_NAME.fullmatch(c.term))]
-        return names + licence_constraints(text, self._licensed, frozenset(range(self.size)))
+        said = {c.term.lower() for c in names if c.kind is ConstraintKind.NAME}
+        hosts = [c for c in host_constraints(text, self._homepage_words, self.size, self._text_cards,
+                                             lambda word: self._words_of_names.get(word, frozenset()))
+                 if c.term.lower() not in said]
+        return names + hosts + licence_constraints(text, self._licensed, frozenset(range(self.size)))
 
     def _licensed(self, licence: str) -> frozenset[int]:
         """The cards under ``licence`` or a version of it (``cc-by``: cc-by-4.0, cc-by-3.0)."""
@@ -218,6 +223,18 @@ class DatasetCatalog:
     @cached_property
     def _card_words(self) -> frozenset[str]:
         return frozenset(word for flat in self.flat_texts for word in flat.split())
+
+    @cached_property
+    def _word_cards(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for flat in self.flat_texts:
+            for word in set(flat.split()):
+                counts[word] = counts.get(word, 0) + 1
+        return counts
+
+    def _text_cards(self, word: str) -> int:
+        """How many cards say ``word`` (folded) in their text."""
+        return self._word_cards.get(word, 0)
 
     def _known(self, word: str) -> bool:
         """Whether some card says ``word`` (folded)."""

@@ -523,6 +523,16 @@ _CUE = re.compile(rf"(?:\b(?:{_LATIN_CUES}|{_NONE_THAT})\b|{_CJK_CUES})[^,;.!?�
 """A negation and the rest of its clause ("but not the v2 versions with the added Dutch prompt")."""
 
 
+def negated_spans(text: str) -> list[tuple[int, int]]:
+    """Where, in ``text``, what a negation rules out lies: from a negation to the end of its clause ("excluding
+    the ones hosted on conservancy.umn.edu"), and the clauses that a negation after them rules out."""
+    spans = [(m.start(), m.end()) for m in _CUE.finditer(text)]
+    for clause in _negated_clauses(text, latin=True):
+        if (start := text.find(clause)) >= 0:
+            spans.append((start, start + len(clause)))
+    return spans
+
+
 def asked_text(text: str, constraints: list[Constraint]) -> str:
     """``text`` without the spans that rule out what an excluded constraint names ("but not the v2 versions
     ...", "ICD-10 和 ICD-11 我们已经有了，这次不需要"): what is ruled out is not asked for, so its words should
