@@ -210,11 +210,11 @@ class DatasetCatalog:
         found = detect(text, self.facets.languages, self.no_language, self._group_cards, self._named_cards,
                        self._other_than, self._name_words, self._containing, self._known)
         names = [c for c in found if not (c.kind is ConstraintKind.NAME and LICENCE_NAME.fullmatch(c.term))]
-        said = {c.term.lower() for c in names if c.kind is ConstraintKind.NAME}
-        hosts = [c for c in host_constraints(text, self._homepage_words, self.size, self._text_cards,
-                                             lambda word: self._words_of_names.get(word, frozenset()))
-                 if c.term.lower() not in said]
-        return names + hosts + licence_constraints(text, self._licensed, frozenset(range(self.size)))
+        hosts = {c.term.lower(): c for c in host_constraints(text, self._homepage_words, self.size, self._text_cards,
+                                                             lambda word: self._words_of_names.get(word, frozenset()))}
+        # a name no card carries but some homepages hold ("SourceForge") is a host when the request asks by host
+        names = [hosts.pop(c.term.lower(), c) if c.kind is ConstraintKind.NAME else c for c in names]
+        return names + list(hosts.values()) + licence_constraints(text, self._licensed, frozenset(range(self.size)))
 
     def _licensed(self, licence: str) -> frozenset[int]:
         """The cards under ``licence`` or a version of it (``cc-by``: cc-by-4.0, cc-by-3.0)."""
@@ -326,7 +326,8 @@ class DatasetCatalog:
                 return family, family
         if not carrying and (inside := self._inside_names(token)):
             return inside, inside  # "ChemistryTopics": the cards whose names hold it, as a name of theirs
-        if not carrying and (hosted := self._homepage_words.get(token.lower(), frozenset())):
+        if not carrying and (hosted := self._homepage_words.get(token.lower(), frozenset())
+                             or self._homepage_words.get(compact_name(token), frozenset())):
             return hosted, frozenset()  # "OpenKG": the cards at openkg.cn carry it, though none is named so
         return carrying, frozenset(h.ordinal for h in result.hits if h.tier in (Tier.EXACT, Tier.ALIAS))
 
@@ -337,6 +338,9 @@ class DatasetCatalog:
         for i, card in enumerate(self.cards):
             for word in homepage_words(card.homepage).lower().split():
                 words.setdefault(word, set()).add(i)
+            for part in re.split(r"[/.?=#&:]+", (card.homepage or "").lower()):  # "UCSD-AI4H" as one word too
+                if "-" in part or "_" in part:
+                    words.setdefault(compact_name(part), set()).add(i)
         return {word: frozenset(cards) for word, cards in words.items()}
 
     def get(self, card_id: str) -> DatasetCard | None:

@@ -134,7 +134,8 @@ _PHRASE = {ConstraintKind.LANGUAGE: "is in", ConstraintKind.MODALITY: "holds",
            ConstraintKind.LICENSE: "is licensed"}
 CJK_TEXT = re.compile(r"[\u3400-\u9fff]")
 _EXCLUDED_NAMES = re.compile(
-    r"(?:\b(?:not|except|excluding|exclude|other than|besides|apart from|but not|without|rather than|instead of)"
+    r"(?:\b(?:not|except|excluding|exclude|other than|besides|apart from|but not|without|rather than|instead of"
+    r"|skip|skipping|leave out|leaving out|omit|omitting)"
     r"|不要|不需要|除了|除去|排除|不含|不包括)((?:[\s(（]*[^\s,;:.!?，。；：！？()（）]+[)）]?){1,4})")
 """A negation and the (up to four) words after it that may name datasets the request rules out."""
 _CAPITALISED = re.compile(r"[A-Za-z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*|[A-Z][A-Za-z0-9-]*[A-Z0-9]")
@@ -156,14 +157,16 @@ _NAME_LIKE = re.compile(r"(?<![\w-])((?:[A-Za-z]*[a-z][A-Z][A-Za-z]*|[A-Z]{2,}[A
                         r"|[A-Z]{3,}-(?:I{1,3}|IV|V|VI)|[A-Z]{2,}-[A-Z]{2,})(?:-[A-Za-z0-9]+)*)(?![\w-])")
 
 
-_LATIN_CUES = r"not|non|no|except|excluding|exclude|without|other than|rather than|instead of|apart from"
+_LATIN_CUES = (r"not|non|no|except|excluding|exclude|without|other than|rather than|instead of|apart from"
+               r"|outside(?: of)?"
+               r"|skip|skipping|leave out|leaving out|omit|omitting")
 _NONE_THAT = (r"none (?:of them )?(?:that|which) (?:involves?|includes?|uses?|contains?|has|have|holds?)"
               r"|(?:that|which) (?:do|does) not (?:involve|include|use|contain|have|hold)")
 _CJK_CUES = r"不要|不需要|不用|不含|不包括|排除|除了|除去|除|非|不是|并非|而非"
 """The words of a negation before what it rules out ("not", "none that involve", "不要"): one vocabulary for
 :data:`NEGATION` (a term right after one) and :data:`_CUE` (its whole clause)."""
 NEGATION = re.compile(
-    rf"(?:\b(?:{_LATIN_CUES}|{_NONE_THAT})(?: in| the| any)?|{_CJK_CUES})"
+    rf"(?:\b(?:{_LATIN_CUES}|{_NONE_THAT})(?: in| the| any| anything (?:with|that \w+)| those with)?|{_CJK_CUES})"
     r"(?:\s*(?:,|、|\band\b|\bor\b|\bnor\b|和|或|及))*\s*$")
 """A cue right before a term that excludes it ("not English", "non-English", "不要越南语"); the terms of a
 list after it are read with the earlier ones blanked ("excluding Dutch and Persian")."""

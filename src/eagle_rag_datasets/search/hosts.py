@@ -2,7 +2,8 @@
 SourceForge", "datasets hosted on uni-heidelberg.de", "GitHub 用户 GanjinZero 名下的仓库").
 
 Cards seldom say where they are hosted; their homepage address does. When a request speaks of homepages,
-hosting, web sites or who released the data (:data:`HOST_CUE`), each of its words that is a word of few
+hosting or who released the data (:data:`HOST_CUE`), or is a few words ("cambridgeltl datasets"; then no
+bare acronym counts), each of its words that is a word of few
 cards' homepage addresses (host labels and path segments, :func:`..catalog.terms.homepage_words`; at most
 :data:`HOST_MAX` cards, so "github" or "huggingface" never count) names those cards: a name constraint that
 drops nothing and ranks them first, as a named dataset does. After a negation ("excluding the ones hosted on
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from eagle_rag_datasets.search.constraints import Constraint, ConstraintKind, negated_spans
+from eagle_rag_datasets.search.constraints import SHORT_REQUEST, Constraint, ConstraintKind, negated_spans
 
 HOST_CUE = re.compile(
     r"\b(?:home ?pages?|hosted|hosts|hosting|download pages?|"
@@ -34,6 +35,8 @@ PATH_WORDS = frozenset({
     "cn", "data", "corpus", "corpora", "bilingual", "knowledge", "graph"
 })
 """Words of homepage paths that are ordinary words of a request, never a host."""
+ACRONYM = re.compile(r"[A-Z]{2,5}")
+"""Capitals only: in a short request without a host cue, an acronym is a topic ("TCM"), not a host."""
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
 
 
@@ -44,13 +47,16 @@ def host_constraints(query: str, homepage_words: Mapping[str, frozenset[int]], s
     many cards say the word in their text (a word many say, "biology", is a topic, not a host); ``name_cards(word)``:
     the cards whose name holds it as a word (a word of a card's name, "CBLUE", "BERT", names a dataset, which the
     name tiers find)."""
-    if not HOST_CUE.search(query):
+    cued = bool(HOST_CUE.search(query))
+    if not cued and len(query.split()) > SHORT_REQUEST:
         return []
     ruled_out = negated_spans(query)
     found: dict[str, Constraint] = {}
     for match in _WORD.finditer(query):
         word = match.group().lower()
         cards = homepage_words.get(word, frozenset())
+        if not cued and ACRONYM.fullmatch(match.group()):  # a short request: no bare acronym ("TCM 问答")
+            continue
         said = text_cards(word)
         if (word in found or word in PATH_WORDS or not cards or len(cards) > HOST_MAX
                 or said > (TEXT_MAX if match.group()[0].isupper() else 0) or name_cards(word)):

@@ -276,3 +276,11 @@ def test_languages_of_china_outside_iso_639_1_are_languages(cards):
     assert kinds(cards.constraints("需要彝文医学词汇表")) == [("language", "彝文", 1)]
     assert kinds(cards.constraints("傣语的健康问答数据")) == [("language", "傣语", 1)]
     assert kinds(cards.constraints("苗语医学术语表")) == [("language", "苗语", 1)]
+
+
+def test_skip_outside_and_anything_with_are_negations(cards):
+    # before: "images" and "English" were asked for
+    found = cards.constraints("reranking tasks with audio and text - skip anything with images")
+    assert ("something other than images", True) in [(c.label, c.excluded) for c in found]
+    found = cards.constraints("COVID posts from outside the English-speaking world")
+    assert [(c.label, c.excluded) for c in found] == [("a language other than English", True)]

@@ -51,6 +51,28 @@ def test_a_host_after_a_negation_is_ruled_out(hosted):
 
 
 def test_no_host_without_a_homepage_cue_nor_for_a_host_of_many_or_a_dataset_name(hosted):
-    assert hosts(hosted, "German guidelines from Zenodo") == []  # it does not ask by homepage
+    assert hosts(hosted, "German oncology guidelines with entity annotations from Zenodo") == []  # not by homepage
     assert hosts(hosted, "every corpus whose homepage is on github") == []  # 26 cards: a host of many
     assert hosts(hosted, "entries whose home page points to CBLUE") == []  # a word of a card's name
+
+
+@pytest.fixture(scope="module")
+def orgs() -> DatasetCatalog:
+    return DatasetCatalog.from_records([
+        card("c/verb", "BioSimVerb", "Verb similarity pairs.", homepage="https://github.com/cambridgeltl/bio-sim-verb"),
+        card("c/dlg", "MedDialog", "Doctor-patient dialogues.", homepage="https://github.com/UCSD-AI4H/Medical-Dialogue-System"),
+        card("c/tcm", "中医知识图谱", "中医医案知识图谱", homepage="https://github.com/x/tcm-kg"),
+        card("c/sf", "MutationFinder", "Mutation mentions.", homepage="http://mutationfinder.sourceforge.net"),
+    ])
+
+
+def test_a_host_named_like_a_dataset_or_in_a_short_request_names_its_cards(orgs):
+    # before: "SourceForge" was a name carried by the card at that host, but not one of its names (no rank first)
+    found = orgs.constraints("Which datasets have their home or download page on SourceForge?")
+    assert [(c.term, sorted(orgs.card_ids[i] for i in c.named)) for c in found] == [("SourceForge", ["c/sf"])]
+    # before: a short request of an organisation in small letters named nothing ("cambridgeltl" is no name)
+    assert hosts(orgs, "cambridgeltl datasets") == [("cambridgeltl", False, 1)]
+    # before: nothing named the card of the repository UCSD-AI4H/Medical-Dialogue-System
+    named = {orgs.card_ids[i] for c in orgs.constraints("UCSD-AI4H Medical-Dialogue-System") for i in c.named}
+    assert named == {"c/dlg"}
+    assert hosts(orgs, "TCM 问答") == []  # a bare acronym in a short request is a topic
