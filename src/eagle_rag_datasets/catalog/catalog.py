@@ -275,7 +275,7 @@ class DatasetCatalog:
         """The cards whose name holds ``token``'s capitalised parts in a row, inside it ("ChemFields" in
         WikipediaChemFieldsClassification, "SpecialtiesInChemistry" in WikipediaSpecialtiesInChemistryClustering);
         none for a token of one part."""
-        parts = tuple(camel_split(token).lower().split())
+        parts = tuple(camel_split(token).lower().replace("-", " ").split())
         if len(parts) < 2:
             return frozenset()
         n = len(parts)

@@ -140,8 +140,10 @@ _EXCLUDED_NAMES = re.compile(
 """A negation and the (up to four) words after it that may name datasets the request rules out."""
 _CAPITALISED = re.compile(r"[A-Za-z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*|[A-Z][A-Za-z0-9-]*[A-Z0-9]")
 """A word with two capitals or more, or letters and digits ("GENIA", "GE", "MedDialog", "PKUSEG")."""
-_EXCLUDABLE = re.compile(_CAPITALISED.pattern + r"|(?<![\w.-])[vV]\d{1,2}(?![\w-])")
-"""A word that may name the datasets a negation rules out: a name word, or a version ("not the v2 versions")."""
+_EXCLUDABLE = re.compile(_CAPITALISED.pattern + r"|(?<![\w.-])[vV]\d{1,2}(?![\w-])"
+                         r"|(?<![\w-])[a-z]+(?:-[a-z]+)+(?![\w-])")
+"""A word that may name the datasets a negation rules out: a name word, a version ("not the v2 versions"), or a
+hyphenated word of card names ("leaving out the de-identification ones": n2c2 2006 De-identification)."""
 _VERSIONED = re.compile(r"(?<![\w-])([A-Za-z][\w-]*[A-Z0-9][\w-]*|[A-Z]{3,})\s*((?:19|20)\d{2})(?!\d)")
 """A dataset name followed by a year ("i2b2 2012", "CHIP 2020")."""
 _RELATIVE = re.compile(r"\b(?:before|after|prior to|earlier than|later than|since|until|older than|newer than)\W*$",

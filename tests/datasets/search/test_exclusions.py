@@ -246,3 +246,15 @@ def test_capitals_run_into_a_word_make_a_name_and_a_word_with_a_number_is_no_rel
     assert terms(catalog, "Species-800 abstracts annotated for species") == [("name", "Species-800", 0, False)]
     assert terms(catalog, "MedMentions-2 concepts")[0][:3] == ("name", "MedMentions-2", 1)  # a name's release
 
+
+
+def test_a_hyphenated_word_of_card_names_after_a_negation_rules_those_cards_out():
+    catalog = DatasetCatalog.from_records([
+        card("n/deid", "n2c2 2006 De-identification", "Protected health information in discharge summaries."),
+        card("n/deid14", "n2c2 2014 De-identification", "Protected health information in records."),
+        card("n/med", "n2c2 2009 Medications", "Medication entities in discharge summaries."),
+    ])
+    # before: a word in small letters was never read as a name to rule out
+    text = "n2c2 datasets with entity annotation, leaving out the de-identification ones"
+    assert ("name", "de-identification", 1, True) in terms(catalog, text)  # n/med only
+    assert not {"n/deid", "n/deid14"} & set(search(catalog, text))
