@@ -57,6 +57,7 @@ MAX_IDS = 1000
 VERSION_SUFFIX = re.compile(r"[-_ ]?[vV]?\d+(?:\.\d+)*$")
 """A release number after a name ("OSIRISv1.2", "MedMentions-2"), dropped when no card carries the whole name."""
 FAMILY_MIN = 5
+FAMILY_TEXT_MAX = 3
 """The letters a name must have to stand for the family of cards whose names start with it ("BioVITA")."""
 WARM_UP_PROBES = ("clinical notes annotated for medications", "中文医学问答数据集")
 """The queries :meth:`DatasetCatalog.warm_up` embeds: one per script, so both encoders and the gloss run once."""
@@ -329,7 +330,13 @@ class DatasetCatalog:
         if not carrying and (hosted := self._homepage_words.get(token.lower(), frozenset())
                              or self._homepage_words.get(compact_name(token), frozenset())):
             return hosted, frozenset()  # "OpenKG": the cards at openkg.cn carry it, though none is named so
-        return carrying, frozenset(h.ordinal for h in result.hits if h.tier in (Tier.EXACT, Tier.ALIAS))
+        own = frozenset(h.ordinal for h in result.hits if h.tier in (Tier.EXACT, Tier.ALIAS))
+        if (carrying and not own and len(key := compact_name(token)) >= FAMILY_MIN
+                and self._text_cards(key) <= FAMILY_TEXT_MAX):
+            family = frozenset(card for name, owners in self.matcher.index.keys.items() if name.startswith(key)
+                               for card, _ in owners)
+            return carrying | family, family  # "ViDoRe": a few cards mention it, a family of cards is named so
+        return carrying, own
 
     @cached_property
     def _homepage_words(self) -> dict[str, frozenset[int]]:

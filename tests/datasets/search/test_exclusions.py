@@ -258,3 +258,19 @@ def test_a_hyphenated_word_of_card_names_after_a_negation_rules_those_cards_out(
     text = "n2c2 datasets with entity annotation, leaving out the de-identification ones"
     assert ("name", "de-identification", 1, True) in terms(catalog, text)  # n/med only
     assert not {"n/deid", "n/deid14"} & set(search(catalog, text))
+
+
+def test_a_name_few_cards_mention_stands_for_the_family_named_by_it():
+    catalog = DatasetCatalog.from_records([
+        card("v/synth", "VidoreSyntheticDocQAHealthcareIndustryRetrieval", "Synthetic healthcare page retrieval."),
+        card("v/three", "Vidore3PharmaceuticalsRetrieval", "Pharmaceutical slide retrieval, as in ViDoRe."),
+        card("j/jina", "JinaVDRDocQAHealthcareIndustryRetrieval", "Filtered from the ViDoRe healthcare set."),
+        *[card(f"p/{n}", f"Corpus {n}", "PubMed abstracts with entities.") for n in range(4)],
+        card("p/qa", "PubMedQA", "Questions answered from PubMed abstracts."),
+    ])
+    named = [c for c in catalog.constraints("ViDoRe healthcare page retrieval") if c.kind.value == "name"]
+    # before: only the two cards whose text says "ViDoRe" carried it, and none was named by it
+    assert [(c.term, sorted(catalog.card_ids[i] for i in c.named)) for c in named] == [
+        ("ViDoRe", ["v/synth", "v/three"])]
+    # a name many cards say is a topic: PubMedQA is not named by "PubMed"
+    assert all(not c.named for c in catalog.constraints("PubMed abstracts with entities"))
