@@ -209,7 +209,7 @@ class DatasetCatalog:
     def constraints(self, text: str) -> list[Constraint]:
         """The constraint terms of ``text`` with the cards satisfying each (:mod:`..search.constraints`)."""
         found = detect(text, self.facets.languages, self.no_language, self._group_cards, self._named_cards,
-                       self._other_than, self._name_words, self._containing, self._known)
+                       self._other_than, self._name_words, self._containing, self._known, self._part_cards)
         names = [c for c in found if not (c.kind is ConstraintKind.NAME and LICENCE_NAME.fullmatch(c.term))]
         hosts = {c.term.lower(): c for c in host_constraints(text, self._homepage_words, self.size, self._text_cards,
                                                              lambda word: self._words_of_names.get(word, frozenset()))}
@@ -271,6 +271,10 @@ class DatasetCatalog:
         -> wikipedia, chem, fields, classification)."""
         return [(i, tuple(camel_split(text).lower().replace("_", " ").replace("-", " ").split()))
                 for i, card in enumerate(self.cards) for text in (*own_names(card), id_tail(card.id))]
+
+    def _part_cards(self, word: str) -> frozenset[int]:
+        """The cards whose names hold ``word`` (lower case) as one of their capitalised parts ("biology")."""
+        return frozenset(i for i, name in self._name_parts if word in name)
 
     def _inside_names(self, token: str) -> frozenset[int]:
         """The cards whose name holds ``token``'s capitalised parts in a row, inside it ("ChemFields" in

@@ -353,7 +353,8 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
            other_than: Callable[[str], frozenset[int]] | None = None,
            name_words: Callable[[str], frozenset[int]] | None = None,
            containing: Callable[[str], frozenset[int]] | None = None,
-           known: Callable[[str], bool] | None = None) -> list[Constraint]:
+           known: Callable[[str], bool] | None = None,
+           name_parts: Callable[[str], frozenset[int]] | None = None) -> list[Constraint]:
     """The constraints of ``query``. ``languages``: language code -> cards; ``unknown``: the cards that
     list no language (they contradict no language); ``groups(kind, group)``: the cards satisfying a
     group; ``named(token)``: the cards carrying a name-like token, and those whose name, alias or id it
@@ -421,7 +422,7 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
                 found.append(Constraint(kind, negated[(kind, group)], f"something other than {label}",
                                         everyone - groups(kind, group), excluded=True))
     text = unicodedata.normalize("NFKC", query)
-    excluded = _excluded_names(text, name_words) if name_words is not None else {}
+    excluded = _excluded_names(text, name_words, name_parts) if name_words is not None else {}
     for token, cards in excluded.items():
         found.append(Constraint(ConstraintKind.NAME, token, f"a dataset other than {token}", cards, excluded=True))
     for match in _NAME_LIKE.finditer(text):
@@ -486,18 +487,28 @@ def _alternatives(found: list[Constraint], spoken: str, asked_at: dict[int, tupl
     return out
 
 
-def _excluded_names(text: str, name_words: Callable[[str], frozenset[int]]) -> dict[str, frozenset[int]]:
+def _excluded_names(text: str, name_words: Callable[[str], frozenset[int]],
+                    name_parts: Callable[[str], frozenset[int]] | None = None) -> dict[str, frozenset[int]]:
     """The datasets a request rules out ("other than the GENIA (GE) ones", "除了 MedDialog 以外"): each word
     with capitals among the four after a negation that is a word of some card's name, aliases or id,
-    with the cards NOT named so (those are the cards that satisfy the exclusion)."""
+    with the cards NOT named so (those are the cards that satisfy the exclusion); with ``name_parts`` (the cards
+    whose names hold a word as a capitalised part), also a word in small letters of five or more that is such a
+    part of at most :data:`PART_MAX` cards' names ("excluding the biology and bioinformatics ones":
+    R2MEDBiologyRetrieval, R2MEDBioinformaticsRetrieval)."""
     out: dict[str, frozenset[int]] = {}
     for cue in _EXCLUDED_NAMES.finditer(text):
         depth = 0
         for token in cue.group(1).split():
+            if token in ("-", "–", "—"):  # "without labels - clustering rather than ...": the clause ends
+                break
             depth += token[0] in "(（"
             for word in _EXCLUDABLE.findall(token):
                 if word not in out and (hit := name_words(word)):
                     out[word] = hit
+            word = token.strip("()（）,.;:!?'\"")
+            if (name_parts is not None and word.isalpha() and word.islower() and len(word) >= 5
+                    and word not in out and 0 < len(hit := name_parts(word)) <= PART_MAX):
+                out[word] = hit
             if token[-1] in ")）":
                 if not depth:  # "(not datasets) from the CMeKG project": the negation ends with its bracket
                     break
@@ -510,6 +521,8 @@ def _excluded_names(text: str, name_words: Callable[[str], frozenset[int]]) -> d
     return {word: everyone - hit for word, hit in out.items()}
 
 
+PART_MAX = 20
+"""The most cards whose names a ruled-out word in small letters may be part of ("biology")."""
 _SENTENCE = re.compile(r"(?:[^。；;!?！？\n.]|\.(?!\s))+")
 _CLAUSE = re.compile(r"(?:[^，,：:()—–-]|(?<!\s)[—–-]|[—–-](?!\s))+")
 _POST_CUES = r"(?:不需要|不要|不用|用不到|用不上|不考虑)了?"

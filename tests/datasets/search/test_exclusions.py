@@ -274,3 +274,19 @@ def test_a_name_few_cards_mention_stands_for_the_family_named_by_it():
         ("ViDoRe", ["v/synth", "v/three"])]
     # a name many cards say is a topic: PubMedQA is not named by "PubMed"
     assert all(not c.named for c in catalog.constraints("PubMed abstracts with entities"))
+
+
+def test_a_word_in_small_letters_after_a_negation_rules_out_the_cards_whose_names_hold_it():
+    catalog = DatasetCatalog.from_records([
+        card("r/bio", "R2MEDBiologyRetrieval", "Reasoning-heavy biology questions."),
+        card("r/binf", "R2MEDBioinformaticsRetrieval", "Reasoning-heavy bioinformatics questions."),
+        card("r/med", "R2MEDMedicalSciencesRetrieval", "Reasoning-heavy medical questions."),
+        card("w/clu", "WikipediaChemistryTopicsClustering", "Cluster chemistry articles by topic."),
+    ])
+    # before: words in small letters were never read as names to rule out
+    text = "R2MED retrieval subsets, excluding the biology and bioinformatics ones"
+    assert [t for t in terms(catalog, text) if t[3]] == [
+        ("name", "biology", 3, True), ("name", "bioinformatics", 3, True)]
+    assert "r/bio" not in search(catalog, text) and "r/binf" not in search(catalog, text)
+    # a negation's words end at a dash between spaces: "clustering" is asked for, not ruled out
+    assert [t for t in terms(catalog, "chemistry articles without labels - clustering of topics") if t[3]] == []
