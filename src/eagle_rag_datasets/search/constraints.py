@@ -506,8 +506,8 @@ def _excluded_names(text: str, name_words: Callable[[str], frozenset[int]],
                 if word not in out and (hit := name_words(word)):
                     out[word] = hit
             word = token.strip("()（）,.;:!?'\"")
-            if (name_parts is not None and word.isalpha() and word.islower() and len(word) >= 5
-                    and word not in out and 0 < len(hit := name_parts(word)) <= PART_MAX):
+            if name_parts is not None and _PART_WORD.fullmatch(word) and word not in out and (
+                    0 < len(hit := name_parts(word)) <= PART_MAX):
                 out[word] = hit
             if token[-1] in ")）":
                 if not depth:  # "(not datasets) from the CMeKG project": the negation ends with its bracket
@@ -517,12 +517,18 @@ def _excluded_names(text: str, name_words: Callable[[str], frozenset[int]],
         for word in _EXCLUDABLE.findall(clause):
             if word not in out and (hit := name_words(word)):
                 out[word] = hit
+        for year in _YEAR.findall(clause):
+            if name_parts is not None and year not in out and 0 < len(hit := name_parts(year)) <= PART_MAX:
+                out[year] = hit  # "2020 年那届不要"
     everyone = name_words("")
     return {word: everyone - hit for word, hit in out.items()}
 
 
 PART_MAX = 20
-"""The most cards whose names a ruled-out word in small letters may be part of ("biology")."""
+"""The most cards whose names a ruled-out word in small letters or year may be part of ("biology", "2020")."""
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+_PART_WORD = re.compile(r"[a-z]{5,}|(?:19|20)\d{2}")
+"""A ruled-out word that may be a part of card names: a word in small letters of five or more, or a year."""
 _SENTENCE = re.compile(r"(?:[^。；;!?！？\n.]|\.(?!\s))+")
 _CLAUSE = re.compile(r"(?:[^，,：:()—–-]|(?<!\s)[—–-]|[—–-](?!\s))+")
 _POST_CUES = r"(?:不需要|不要|不用|用不到|用不上|不考虑)了?"

@@ -290,3 +290,14 @@ def test_a_word_in_small_letters_after_a_negation_rules_out_the_cards_whose_name
     assert "r/bio" not in search(catalog, text) and "r/binf" not in search(catalog, text)
     # a negation's words end at a dash between spaces: "clustering" is asked for, not ruled out
     assert [t for t in terms(catalog, "chemistry articles without labels - clustering of topics") if t[3]] == []
+
+
+def test_a_year_in_a_clause_that_a_negation_ends_rules_out_the_cards_named_with_it():
+    catalog = DatasetCatalog.from_records([
+        card("t/19", "TRECDL2019", "Passage ranking with graded relevance, 2019 track."),
+        card("t/20", "TRECDL2020", "Passage ranking with graded relevance, 2020 track."),
+    ])
+    # before: a year was never read as something to rule out, and TRECDL2020 ranked first
+    text = "TREC 深度学习赛道 2019 年的段落排序评测，2020 年那届不要。"
+    assert [t for t in terms(catalog, text) if t[3]] == [("name", "2020", 1, True)]
+    assert "t/20" not in search(catalog, text)
