@@ -177,6 +177,7 @@ class DatasetCatalog:
         English semantic space) now instead of on the first search; ``semantic``: also load the semantic
         channel (its encoders and card vectors) and embed one query per script in each of its spaces."""
         _ = self.facets, self.matcher, self.substring, self.flat_texts
+        _ = self._word_cards, self._name_parts, self._homepage_words, self._words_of_names
         self.constraints("warm up")
         default_glossary()
         for name in engines:
