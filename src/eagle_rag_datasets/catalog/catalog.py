@@ -292,9 +292,9 @@ class DatasetCatalog:
         """The cards whose flat text holds ``text`` (lower case) anywhere."""
         return frozenset(i for i, flat in enumerate(self.flat_texts) if text.lower() in flat)
 
-    def _other_than(self, code: str) -> frozenset[int]:
-        """The cards in some language other than ``code``, or listing none (an excluded language)."""
-        return frozenset(i for i, card in enumerate(self.cards) if set(card.language_codes) - {code}
+    def _other_than(self, codes: frozenset[str]) -> frozenset[int]:
+        """The cards in some language outside ``codes``, or listing none (excluded languages)."""
+        return frozenset(i for i, card in enumerate(self.cards) if set(card.language_codes) - codes
                          or not card.language_codes)
 
     @cached_property

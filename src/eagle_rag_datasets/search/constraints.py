@@ -172,6 +172,8 @@ NEGATION = re.compile(
     r"(?:\s*(?:,|、|\band\b|\bor\b|\bnor\b|和|或|及))*\s*$")
 """A cue right before a term that excludes it ("not English", "non-English", "不要越南语"); the terms of a
 list after it are read with the earlier ones blanked ("excluding Dutch and Persian")."""
+EXCEPT_AFTER = re.compile(r"^(?:\s|和|及|与|或)*(?:以外|之外)")
+"""A Chinese "other than" after a language or a list of them ("英语、中文以外的语言"): they are excluded."""
 TRANSLATED_FROM = re.compile(r"\b(?:translat\w*|machine[ -]translated)\s+(?:\w+\s+){0,2}?from\s*$|[从由]\s*$")
 """Words before a language that make it the source of a translation ("translated from English", "从英文翻译"):
 the data is in the other language (a Chinese 从/由 counts only when 翻译 or 译 follows the language)."""
@@ -350,7 +352,7 @@ def _is_name(query: str, match: re.Match[str], carried: bool) -> bool:
 def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[int],
            groups: Callable[[ConstraintKind, str], frozenset[int]],
            named: Callable[[str], tuple[frozenset[int], frozenset[int]]],
-           other_than: Callable[[str], frozenset[int]] | None = None,
+           other_than: Callable[[frozenset[str]], frozenset[int]] | None = None,
            name_words: Callable[[str], frozenset[int]] | None = None,
            containing: Callable[[str], frozenset[int]] | None = None,
            known: Callable[[str], bool] | None = None,
@@ -358,7 +360,7 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
     """The constraints of ``query``. ``languages``: language code -> cards; ``unknown``: the cards that
     list no language (they contradict no language); ``groups(kind, group)``: the cards satisfying a
     group; ``named(token)``: the cards carrying a name-like token, and those whose name, alias or id it
-    is; ``other_than(code)``: the cards in some language other than ``code`` (for an excluded language;
+    is; ``other_than(codes)``: the cards in some language outside ``codes`` (for excluded languages;
     without it an excluded language constrains nothing); ``name_words(token)``: the cards whose name,
     aliases or id hold ``token`` as a word (for an excluded dataset); ``containing(text)``: the cards whose
     text holds ``text`` (the year of a versioned name); ``known(word)``: whether a card says ``word`` (a
@@ -383,22 +385,31 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
     labels = language_words()
     ordered = sorted(taken, key=lambda place: place[1])
     prefix = {i: _blank(spoken[:i], ordered[:n]) for n, (_, i) in enumerate(ordered)}
+    unlisted = _blank(spoken, ordered)  # "英语、中文、西班牙语以外的语言": what follows a list of languages
     ruled_out = _post_negated_spans(query, spoken)
     asked_at: dict[int, tuple[str, int]] = {}  # where a language is asked for -> (its word, its constraint)
+    ruled: dict[str, tuple[str, str]] = {}  # the excluded languages: code -> (label, word)
     for code, places in by_code.items():
         label = labels[code][0]
         places = [(w, i) for w, i in places if not _translated_from(prefix[i], spoken[i + len(w):])]
         if not places:
             continue
         positive = [(w, i) for w, i in places if not NEGATION.search(prefix[i])
-                    and not any(start <= i < end for start, end in ruled_out)]
+                    and not any(start <= i < end for start, end in ruled_out)
+                    and not EXCEPT_AFTER.match(unlisted[i + len(w):])]
         if positive:
             found.append(Constraint(ConstraintKind.LANGUAGE, positive[0][0], label,
                                     languages.get(code, frozenset()) | unknown, alternatives=(positive[0][0],)))
             asked_at.update((i, (w, len(found) - 1)) for w, i in positive)
         elif other_than is not None:
             found.append(Constraint(ConstraintKind.LANGUAGE, places[0][0], f"a language other than {label}",
-                                    other_than(code), excluded=True))
+                                    other_than(frozenset({code})), excluded=True))
+            ruled[code] = (label, places[0][0])
+    if len(ruled) > 1 and other_than is not None:  # "other than English, Chinese and Spanish": one language
+        words = tuple(word for _, word in ruled.values())  # outside all of them, not outside each
+        found = [c for c in found if not (c.kind is ConstraintKind.LANGUAGE and c.excluded)] + [Constraint(
+            ConstraintKind.LANGUAGE, words[0], "a language other than " + ", ".join(lab for lab, _ in ruled.values()),
+            other_than(frozenset(ruled)), excluded=True, alternatives=words)]
     found = _alternatives(found, spoken, asked_at, together=bool(TOGETHER.search(folded)))
     rest = _blank(folded, taken)
     group_words_, owners = _group_table()
@@ -561,7 +572,7 @@ def asked_text(text: str, constraints: list[Constraint]) -> str:
     """``text`` without the spans that rule out what an excluded constraint names ("but not the v2 versions
     ...", "ICD-10 和 ICD-11 我们已经有了，这次不需要"): what is ruled out is not asked for, so its words should
     match nothing. The text as it is when nothing excluded is named, or nothing would be left."""
-    terms = [c.term.lower().replace("_", " ") for c in constraints if c.excluded]
+    terms = [t.lower().replace("_", " ") for c in constraints if c.excluded for t in c.alternatives or (c.term,)]
     if not terms:
         return text
     spans = [m.group(0) for m in _CUE.finditer(text)] + _negated_clauses(text)

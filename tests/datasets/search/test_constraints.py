@@ -284,3 +284,12 @@ def test_skip_outside_and_anything_with_are_negations(cards):
     assert ("something other than images", True) in [(c.label, c.excluded) for c in found]
     found = cards.constraints("COVID posts from outside the English-speaking world")
     assert [(c.label, c.excluded) for c in found] == [("a language other than English", True)]
+
+
+def test_languages_before_a_chinese_other_than_are_one_exclusion(languages):
+    # before: 以外 after a list was not read, so English and Chinese were both asked for (the bilingual card only)
+    assert labelled(languages, "英语、中文以外的语言的临床笔记") == [
+        ("a language other than English, Chinese", True, ["l/es", "l/fr", "l/ro", "l/sv"])]
+    # one exclusion, outside all of them: the bilingual card is in no other language (each alone would keep it)
+    assert labelled(languages, "clinical notes, excluding English and Chinese") == [
+        ("a language other than English, Chinese", True, ["l/es", "l/fr", "l/ro", "l/sv"])]
