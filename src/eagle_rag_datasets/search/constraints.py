@@ -118,6 +118,9 @@ ALSO = re.compile(r"\b(?:as well as|along with|alongside|also)\b|也")
 ALSO_WORDS = 8
 """A second language added within a few words by "as well as" or "also" is an alternative too ("Chinese hospital
 data is welcome as well as English", "中文的可以，英文的也可以")."""
+EACH = re.compile(r"\s*(?:的|版|版本|翻译版)?\s*都")
+"""A Chinese "each" after a list of languages ("波兰语和越南语的都列出来"): alternatives even in a request for
+translations."""
 DISJUNCTION = re.compile(r"\b(?:or|either)\b|或|还是")
 """An "or" between two languages: alternatives even in a request for multilingual data."""
 TOGETHER = re.compile(
@@ -448,6 +451,7 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
         carrying, own = named(acronym.group(1))
         if not carrying:  # an acronym some card carries is found by the lexical tiers; this one names no card
             found.append(Constraint(ConstraintKind.NAME, acronym.group(1), acronym.group(1), carrying, own))
+    editions: dict[str, list[Constraint]] = {}
     for match in _VERSIONED.finditer(text) if containing is not None else ():
         assert containing is not None
         name, year = match.group(1), match.group(2)
@@ -458,8 +462,13 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
         if carrying and name not in excluded:
             with_year = containing(year)
             term = f"{name} {year}"
-            found.append(Constraint(ConstraintKind.NAME, term, term, carrying & with_year, own & with_year,
-                                    versioned=True))
+            editions.setdefault(name.lower(), []).append(
+                Constraint(ConstraintKind.NAME, term, term, carrying & with_year, own & with_year, versioned=True))
+    for same in editions.values():  # "CHIP 2019 ... and the CHIP 2020 task": a card is one edition, either will do
+        term = " or ".join(c.term for c in same)
+        found.append(same[0] if len(same) == 1 else Constraint(
+            ConstraintKind.NAME, term, term, frozenset().union(*(c.cards for c in same)),
+            frozenset().union(*(c.named for c in same)), versioned=True, alternatives=tuple(c.term for c in same)))
     return found
 
 
@@ -478,10 +487,11 @@ def _alternatives(found: list[Constraint], spoken: str, asked_at: dict[int, tupl
             n = parent[n]
         return n
 
-    for (start, (word, owner)), (after, (_, other)) in zip(places, places[1:], strict=False):
+    for (start, (word, owner)), (after, (second, other)) in zip(places, places[1:], strict=False):
         gap = spoken[start + len(word):after]
         joined = LIST_JOINER.fullmatch(gap) or (len(gap.split()) <= ALSO_WORDS and ALSO.search(gap))
-        if root(owner) != root(other) and joined and (not together or DISJUNCTION.search(gap)):
+        each = DISJUNCTION.search(gap) or EACH.match(spoken[after + len(second):])
+        if root(owner) != root(other) and joined and (not together or each):
             parent[root(other)] = root(owner)
     groups: dict[int, list[int]] = {}
     for n in range(len(found)):

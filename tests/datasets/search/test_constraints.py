@@ -293,3 +293,10 @@ def test_languages_before_a_chinese_other_than_are_one_exclusion(languages):
     # one exclusion, outside all of them: the bilingual card is in no other language (each alone would keep it)
     assert labelled(languages, "clinical notes, excluding English and Chinese") == [
         ("a language other than English, Chinese", True, ["l/es", "l/fr", "l/ro", "l/sv"])]
+
+
+def test_each_of_a_list_of_translations_is_an_alternative(languages):
+    # a request for translations asks for languages together, but 都 ("each of them") lists alternatives; before,
+    # one card had to be in Swedish and in Romanian, and the answer was "no such card"
+    assert labelled(languages, "临床笔记的翻译版本，瑞典语和罗马尼亚语的都列出来") == [
+        ("Swedish or Romanian", False, ["l/ro", "l/sv"])]

@@ -303,3 +303,15 @@ def test_a_year_in_a_clause_that_a_negation_ends_rules_out_the_cards_named_with_
     text = "TREC 深度学习赛道 2019 年的段落排序评测，2020 年那届不要。"
     assert [t for t in terms(catalog, text) if t[3]] == [("name", "2020", 1, True)]
     assert "t/20" not in search(catalog, text)
+
+
+def test_two_editions_of_one_named_challenge_are_alternatives():
+    catalog = DatasetCatalog.from_records([
+        card("c/19", "CHIP 2019 term normalisation", "Yidu 7K clinical term normalisation, CHIP 2019."),
+        card("c/20", "CHIP 2020 term normalisation", "Clinical term normalisation task of CHIP 2020."),
+        card("c/21", "CHIP 2021 dialogue", "Dialogue understanding, CHIP 2021."),
+    ])
+    # before: "CHIP 2019" and "CHIP 2020" were two constraints, no card held both years: "no such card"
+    text = "clinical term normalisation: both the CHIP 2019 set and the CHIP 2020 task"
+    assert terms(catalog, text) == [("name", "CHIP 2019 or CHIP 2020", 2, False)]
+    assert set(search(catalog, text)) == {"c/19", "c/20"}
