@@ -175,6 +175,8 @@ NEGATION = re.compile(
     r"(?:\s*(?:,|、|\band\b|\bor\b|\bnor\b|和|或|及))*\s*$")
 """A cue right before a term that excludes it ("not English", "non-English", "不要越南语"); the terms of a
 list after it are read with the earlier ones blanked ("excluding Dutch and Persian")."""
+CJK_SCOPE = re.compile(r"(?:不要|不需要|不用|不含|不包括|排除|除了|并非|而非|不是)[\u4e00-\u9fff]{1,8}$")
+"""A Chinese negation a few characters before a modality, in one phrase ("也不要通用的文档图片检索")."""
 EXCEPT_AFTER = re.compile(r"^(?:\s|和|及|与|或)*(?:以外|之外)")
 """A Chinese "other than" after a language or a list of them ("英语、中文以外的语言"): they are excluded."""
 TRANSLATED_FROM = re.compile(r"\b(?:translat\w*|machine[ -]translated)\s+(?:\w+\s+){0,2}?from\s*$|[从由]\s*$")
@@ -422,7 +424,7 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
     for n, (word, start) in enumerate(places):
         before = _blank(rest[:start], places[:n])  # "none that involve audio recordings": both negated
         for kind, group in owners[word]:
-            if NEGATION.search(before) or any(a <= start < b for a, b in ruled_out):
+            if NEGATION.search(before) or CJK_SCOPE.search(before) or any(a <= start < b for a, b in ruled_out):
                 if kind is ConstraintKind.MODALITY:
                     negated.setdefault((kind, group), word)
             elif (kind, group) not in said and not (kind is ConstraintKind.COUNTRY and CONTEXT.search(before)):

@@ -300,3 +300,10 @@ def test_each_of_a_list_of_translations_is_an_alternative(languages):
     # one card had to be in Swedish and in Romanian, and the answer was "no such card"
     assert labelled(languages, "临床笔记的翻译版本，瑞典语和罗马尼亚语的都列出来") == [
         ("Swedish or Romanian", False, ["l/ro", "l/sv"])]
+
+
+def test_a_chinese_negation_rules_out_a_modality_a_few_characters_on(cards):
+    # before: 图片 was asked for ("也不要通用的文档图片检索": not the generic document-image retrieval)
+    found = cards.constraints("需要日语的医学文本数据，也不要通用的文档图片检索")
+    assert ("something other than images", True) in [(c.label, c.excluded) for c in found]
+    assert ("images", False) in [(c.label, c.excluded) for c in cards.constraints("需要皮肤病的图片数据")]
