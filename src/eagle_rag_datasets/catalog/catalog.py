@@ -57,8 +57,9 @@ MAX_IDS = 1000
 VERSION_SUFFIX = re.compile(r"[-_ ]?[vV]?\d+(?:\.\d+)*$")
 """A release number after a name ("OSIRISv1.2", "MedMentions-2"), dropped when no card carries the whole name."""
 FAMILY_MIN = 5
-FAMILY_TEXT_MAX = 3
 """The letters a name must have to stand for the family of cards whose names start with it ("BioVITA")."""
+FAMILY_TEXT_MAX = 3
+"""The most cards whose text may mention a name some card carries for it to stand for its family too ("ViDoRe")."""
 WARM_UP_PROBES = ("clinical notes annotated for medications", "中文医学问答数据集")
 """The queries :meth:`DatasetCatalog.warm_up` embeds: one per script, so both encoders and the gloss run once."""
 
@@ -177,7 +178,7 @@ class DatasetCatalog:
         English semantic space) now instead of on the first search; ``semantic``: also load the semantic
         channel (its encoders and card vectors) and embed one query per script in each of its spaces."""
         _ = self.facets, self.matcher, self.substring, self.flat_texts
-        _ = self._word_cards, self._name_parts, self._homepage_words, self._words_of_names
+        _ = self._word_cards, self._cards_by_part, self._homepage_words, self._words_of_names
         self.constraints("warm up")
         default_glossary()
         for name in engines:
@@ -220,14 +221,12 @@ class DatasetCatalog:
 
     def _licensed(self, licence: str) -> frozenset[int]:
         """The cards under ``licence`` or a version of it (``cc-by``: cc-by-4.0, cc-by-3.0)."""
-        return frozenset(i for i, card in enumerate(self.cards) if license_matches(card.license_id, licence))
-
-    @cached_property
-    def _card_words(self) -> frozenset[str]:
-        return frozenset(word for flat in self.flat_texts for word in flat.split())
+        return frozenset().union(*(cards for lid, cards in self.facets.licenses.items()
+                                   if license_matches(lid, licence)))
 
     @cached_property
     def _word_cards(self) -> dict[str, int]:
+        """Folded word of the cards' text -> how many cards say it."""
         counts: dict[str, int] = {}
         for flat in self.flat_texts:
             for word in set(flat.split()):
@@ -240,7 +239,7 @@ class DatasetCatalog:
 
     def _known(self, word: str) -> bool:
         """Whether some card says ``word`` (folded)."""
-        return word in self._card_words
+        return word in self._word_cards
 
     @cached_property
     def _words_of_names(self) -> dict[str, frozenset[int]]:
@@ -273,9 +272,17 @@ class DatasetCatalog:
         return [(i, tuple(camel_split(text).lower().replace("_", " ").replace("-", " ").split()))
                 for i, card in enumerate(self.cards) for text in (*own_names(card), id_tail(card.id))]
 
+    @cached_property
+    def _cards_by_part(self) -> dict[str, frozenset[int]]:
+        parts: dict[str, set[int]] = {}
+        for i, name in self._name_parts:
+            for part in name:
+                parts.setdefault(part, set()).add(i)
+        return {part: frozenset(cards) for part, cards in parts.items()}
+
     def _part_cards(self, word: str) -> frozenset[int]:
         """The cards whose names hold ``word`` (lower case) as one of their capitalised parts ("biology")."""
-        return frozenset(i for i, name in self._name_parts if word in name)
+        return self._cards_by_part.get(word, frozenset())
 
     def _inside_names(self, token: str) -> frozenset[int]:
         """The cards whose name holds ``token``'s capitalised parts in a row, inside it ("ChemFields" in
@@ -314,34 +321,39 @@ class DatasetCatalog:
     def _named_cards(self, token: str) -> tuple[frozenset[int], frozenset[int]]:
         """The cards carrying a name-like token (at a full lexical tier), and those whose own name, alias or
         id it is; when none carries it, the family it opens: the cards whose name or id starts with it
-        ("BioVITA" for BioVITAT2IReranking, BioVITAA2IReranking, ...), both carrying it and named by it; else the
-        cards whose homepage address holds it as a word ("OpenKG": openkg.cn), carrying it and named by none; a
-        name with a release number no card carries is read without it (:data:`VERSION_SUFFIX`)."""
+        ("BioVITA" for BioVITAT2IReranking, BioVITAA2IReranking, ...), both carrying it and named by it, else
+        the cards whose names hold its capitalised parts in a row ("ChemistryTopics"), else the cards whose
+        homepage address holds it as a word ("OpenKG": openkg.cn), carrying it and named by none; a name with a
+        release number no card carries is read without it (:data:`VERSION_SUFFIX`). A name carried by at most
+        :data:`FAMILY_TEXT_MAX` cards' text and naming none also names its family ("ViDoRe")."""
         result = find_matches(self.matcher, parse_query(token), self.card_ids, self.synonyms(), True)
         carrying = frozenset(h.ordinal for h in result.hits if h.tier >= Tier.TYPO)
+        key = compact_name(token)
         if len(phrase := fold(token)[1:-1].split()) > 1:  # "Species-800": both words, but side by side
-            spaced, named = f" {' '.join(phrase)} ", self.name_keys.get(compact_name(token), set())
+            spaced, named = f" {' '.join(phrase)} ", self.name_keys.get(key, set())
             carrying = frozenset(i for i in carrying if spaced in self.flat_texts[i] or i in named)
         if not carrying and (base := VERSION_SUFFIX.sub("", token)) != token and len(base) >= 3 and sum(
                 ch.isupper() for ch in base) >= 2:  # a name without its release, not a word ("Species-800")
             return self._named_cards(base)  # "OSIRISv1.2": the card of OSIRIS, whatever release it describes
-        if not carrying and len(key := compact_name(token)) >= FAMILY_MIN:  # the index's name, id and alias keys
-            family = frozenset(card for name, owners in self.matcher.index.keys.items() if name.startswith(key)
-                               for card, _ in owners)
-            if family:
-                return family, family
+        if not carrying and (family := self._family(key)):
+            return family, family
         if not carrying and (inside := self._inside_names(token)):
             return inside, inside  # "ChemistryTopics": the cards whose names hold it, as a name of theirs
         if not carrying and (hosted := self._homepage_words.get(token.lower(), frozenset())
-                             or self._homepage_words.get(compact_name(token), frozenset())):
+                             or self._homepage_words.get(key, frozenset())):
             return hosted, frozenset()  # "OpenKG": the cards at openkg.cn carry it, though none is named so
         own = frozenset(h.ordinal for h in result.hits if h.tier in (Tier.EXACT, Tier.ALIAS))
-        if (carrying and not own and len(key := compact_name(token)) >= FAMILY_MIN
-                and self._text_cards(key) <= FAMILY_TEXT_MAX):
-            family = frozenset(card for name, owners in self.matcher.index.keys.items() if name.startswith(key)
-                               for card, _ in owners)
+        if carrying and not own and self._text_cards(key) <= FAMILY_TEXT_MAX and (family := self._family(key)):
             return carrying | family, family  # "ViDoRe": a few cards mention it, a family of cards is named so
         return carrying, own
+
+    def _family(self, key: str) -> frozenset[int]:
+        """The cards whose name, id or alias key (the index's) starts with ``key``, a compact name of
+        :data:`FAMILY_MIN` letters or more (none for a shorter one)."""
+        if len(key) < FAMILY_MIN:
+            return frozenset()
+        return frozenset(card for name, owners in self.matcher.index.keys.items() if name.startswith(key)
+                         for card, _ in owners)
 
     @cached_property
     def _homepage_words(self) -> dict[str, frozenset[int]]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -226,6 +226,15 @@ class Constraint:
         carries does not: the exact and alias tiers already rank it first, and the other cards stay as
         neighbours; a name no card carries empties the answer."""
         return self.kind is not ConstraintKind.NAME or not self.cards or self.excluded or self.versioned
+
+    @classmethod
+    def any_of(cls, members: Sequence[Constraint]) -> Constraint:
+        """One constraint satisfied by a card satisfying any of ``members`` (of one kind): "English or Chinese",
+        "CHIP 2019 or CHIP 2020"; its alternatives are theirs."""
+        words = tuple(t for c in members for t in c.alternatives or (c.term,))
+        return cls(members[0].kind, " or ".join(c.term for c in members), " or ".join(c.label for c in members),
+                   frozenset().union(*(c.cards for c in members)), frozenset().union(*(c.named for c in members)),
+                   versioned=members[0].versioned, alternatives=words)
 
     def message(self, size: int) -> str:
         """"no card in the catalog is in Polish (0 of 386)" (or "holds images", "names MIMIC-IV", ...)."""
@@ -467,10 +476,7 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
             editions.setdefault(name.lower(), []).append(
                 Constraint(ConstraintKind.NAME, term, term, carrying & with_year, own & with_year, versioned=True))
     for same in editions.values():  # "CHIP 2019 ... and the CHIP 2020 task": a card is one edition, either will do
-        term = " or ".join(c.term for c in same)
-        found.append(same[0] if len(same) == 1 else Constraint(
-            ConstraintKind.NAME, term, term, frozenset().union(*(c.cards for c in same)),
-            frozenset().union(*(c.named for c in same)), versioned=True, alternatives=tuple(c.term for c in same)))
+        found.append(same[0] if len(same) == 1 else Constraint.any_of(same))
     return found
 
 
@@ -498,16 +504,8 @@ def _alternatives(found: list[Constraint], spoken: str, asked_at: dict[int, tupl
     groups: dict[int, list[int]] = {}
     for n in range(len(found)):
         groups.setdefault(root(n), []).append(n)
-    out: list[Constraint] = []
-    for n, constraint in enumerate(found):
-        members = [found[m] for m in groups.get(n, [])]
-        if len(members) == 1 or constraint.kind is not ConstraintKind.LANGUAGE:
-            out.extend(members)
-        elif members:
-            out.append(Constraint(ConstraintKind.LANGUAGE, " or ".join(c.term for c in members),
-                                  " or ".join(c.label for c in members), frozenset().union(*(c.cards for c in members)),
-                                  alternatives=tuple(t for c in members for t in c.alternatives)))
-    return out
+    return [found[members[0]] if len(members) == 1 else Constraint.any_of([found[m] for m in members])
+            for members in groups.values()]
 
 
 def _excluded_names(text: str, name_words: Callable[[str], frozenset[int]],

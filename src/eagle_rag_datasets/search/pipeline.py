@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from eagle_rag_datasets.catalog.catalog import DatasetCatalog
 
 NARROWING = (ConstraintKind.LANGUAGE, ConstraintKind.LICENSE)
+"""The constraint kinds (and their filters) whose few cards are each likely what is asked for (:data:`NARROW`)."""
 NARROW = 40
 """When the languages a query names (or its language filter) leave at most this many cards with its other
 constraints and filters ("Danish-English medical parallel sentences": one Danish card; "SciFact in Dutch, not
@@ -118,9 +119,9 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
     off = (engine is not Engine.SUBSTRING and request.semantic and not request.strict and semantic is None
            and catalog.semantic_error is not None)
     judged = Judgement(constraints, semantic, allowed, satisfying, off)
-    languages = bool({"languages", "licenses"} & set(request.active_filters())) or any(
+    narrowed = bool({"languages", "licenses"} & set(request.active_filters())) or any(
         c.kind in NARROWING and not c.excluded for c in constraints)
-    if semantic is not None and languages and judged.scope is not None and len(judged.scope) <= NARROW:
+    if semantic is not None and narrowed and judged.scope is not None and len(judged.scope) <= NARROW:
         semantic = replace(semantic, floor=semantic.complete, complete=-1.0)
         judged = replace(judged, semantic=semantic)
     if semantic is not None:
