@@ -213,11 +213,17 @@ class DatasetCatalog:
         found = detect(text, self.facets.languages, self.no_language, self._group_cards, self._named_cards,
                        self._other_than, self._name_words, self._containing, self._known, self._part_cards)
         names = [c for c in found if not (c.kind is ConstraintKind.NAME and LICENCE_NAME.fullmatch(c.term))]
-        hosts = {c.term.lower(): c for c in host_constraints(text, self._homepage_words, self.size, self._text_cards,
-                                                             lambda word: self._words_of_names.get(word, frozenset()))}
+        named_by = self._words_of_names
+        hosts = {c.term.lower(): c for c in host_constraints(
+            text, self._homepage_words, self._everyone, self._text_cards, lambda word: named_by.get(word, frozenset()))}
         # a name no card carries but some homepages hold ("SourceForge") is a host when the request asks by host
         names = [hosts.pop(c.term.lower(), c) if c.kind is ConstraintKind.NAME else c for c in names]
-        return names + list(hosts.values()) + licence_constraints(text, self._licensed, frozenset(range(self.size)))
+        return names + list(hosts.values()) + licence_constraints(text, self._licensed, self._everyone)
+
+    @cached_property
+    def _everyone(self) -> frozenset[int]:
+        """Every card's ordinal (what an exclusion takes its cards from)."""
+        return frozenset(range(self.size))
 
     def _licensed(self, licence: str) -> frozenset[int]:
         """The cards under ``licence`` or a version of it (``cc-by``: cc-by-4.0, cc-by-3.0)."""
@@ -257,7 +263,7 @@ class DatasetCatalog:
         it has :data:`FAMILY_MIN` letters or more, those holding a word that starts with it ("ChemRxiv" for
         ChemRxivRetrieval), as for a name asked for (:meth:`_named_cards`)."""
         if not token:
-            return frozenset(range(self.size))
+            return self._everyone
         key = re.sub(r"[^0-9a-z]+", "", token.lower())
         exact = self._words_of_names.get(key, frozenset())
         if exact or len(key) < FAMILY_MIN:

@@ -40,10 +40,10 @@ ACRONYM = re.compile(r"[A-Z]{2,5}")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
 
 
-def host_constraints(query: str, homepage_words: Mapping[str, frozenset[int]], size: int,
+def host_constraints(query: str, homepage_words: Mapping[str, frozenset[int]], everyone: frozenset[int],
                      text_cards: Callable[[str], int], name_cards: Callable[[str], frozenset[int]]) -> list[Constraint]:
     """The host constraints of ``query`` (none when it does not ask by homepage). ``homepage_words``: lower-cased
-    homepage word -> the cards whose homepage holds it; ``size``: the number of cards; ``text_cards(word)``: how
+    homepage word -> the cards whose homepage holds it; ``everyone``: every card; ``text_cards(word)``: how
     many cards say the word in their text (a word many say, "biology", is a topic, not a host); ``name_cards(word)``:
     the cards whose name holds it as a word (a word of a card's name, "CBLUE", "BERT", names a dataset, which the
     name tiers find)."""
@@ -63,7 +63,7 @@ def host_constraints(query: str, homepage_words: Mapping[str, frozenset[int]], s
             continue
         if any(start <= match.start() < end for start, end in ruled_out):
             found[word] = Constraint(ConstraintKind.NAME, match.group(), f"a card not hosted at {match.group()}",
-                                     frozenset(range(size)) - cards, excluded=True)
+                                     everyone - cards, excluded=True)
         else:
             found[word] = Constraint(ConstraintKind.NAME, match.group(), match.group(), cards, cards)
     return list(found.values())
