@@ -152,8 +152,9 @@ def eagle_mcp_tools(engine: Any) -> list[McpTool]:
         McpTool("datasets_search", "Search the catalog of biomedical dataset cards (name, task, licence, "
                 "language), in English or Chinese. Each hit says how it matched (exact, alias, lexical, synonym, "
                 "typo, partial, semantic). Says how many cards match and whether the list is complete; when "
-                "empty, why (verdict; unsatisfied: a language, modality, species, country, licence or dataset name "
-                "no card has, or a language the request excludes, marked excluded) "
+                "empty, why (verdict; unsatisfied: a language, modality, species, country, licence, dataset name or "
+                "topic (a MeSH disease, organism or procedure) no card has, or a language the request excludes, "
+                "marked excluded) "
                 "and the nearest cards as suggestions, which are not matches. Read-only.", search_schema,
                 datasets_search, namespace=TOOL_NAMESPACE, title="Search dataset cards"),
         McpTool("datasets_check_ids", "Check which dataset ids or names exist in the catalog (known, resolved "

@@ -12,6 +12,7 @@ Building is cheap; the analysed fields, postings and engines are built on first 
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
@@ -22,19 +23,26 @@ from typing import Any
 
 import numpy as np
 
-from eagle_rag.plugin_api.text import compact_name
+from eagle_rag.plugin_api.text import analyze, compact_name
 from eagle_rag_datasets.catalog.cards import DatasetCard
 from eagle_rag_datasets.catalog.facets import license_matches
-from eagle_rag_datasets.catalog.gloss import default_glossary
+from eagle_rag_datasets.catalog.gloss import default_glossary, has_chinese
 from eagle_rag_datasets.catalog.ingest import read_cards, validate_record
 from eagle_rag_datasets.catalog.kinds import card_kind, own_names
 from eagle_rag_datasets.catalog.synonyms import SynonymSet, load_synonyms
 from eagle_rag_datasets.catalog.terms import TermIndex, analyze_card, camel_split, homepage_words, id_tail
-from eagle_rag_datasets.catalog.vectors import card_passage, card_vectors, english_space
+from eagle_rag_datasets.catalog.vectors import card_passage, card_vectors, english_source, english_space
 from eagle_rag_datasets.errors import CardValidationError, InvalidQueryError, LineError
 from eagle_rag_datasets.reply.response import DatasetSearchResponse, IdCheckResponse
 from eagle_rag_datasets.search.candidates import find_matches
-from eagle_rag_datasets.search.constraints import Constraint, ConstraintKind, detect, group_cards, group_words
+from eagle_rag_datasets.search.constraints import (
+    Constraint,
+    ConstraintKind,
+    detect,
+    group_cards,
+    group_words,
+    place_words,
+)
 from eagle_rag_datasets.search.engines import Engine, ScoringEngine
 from eagle_rag_datasets.search.engines.bm25 import BM25Engine
 from eagle_rag_datasets.search.engines.substring import SubstringEngine
@@ -48,6 +56,7 @@ from eagle_rag_datasets.search.proximity import flat_text, fold
 from eagle_rag_datasets.search.query import DatasetQuery
 from eagle_rag_datasets.search.ranking import Tier
 from eagle_rag_datasets.search.semantic import SemanticIndex, is_chinese, try_default_encoder, try_english_encoder
+from eagle_rag_datasets.search.topics import default_vocabulary, topic_constraints
 from eagle_rag_datasets.search.units import parse_query
 
 DEFAULT_CARDS = Path(__file__).parents[1] / "data" / "cards.jsonl"
@@ -174,13 +183,15 @@ class DatasetCatalog:
         return self._engines[name]
 
     def warm_up(self, engines: Iterable[Engine] = (Engine.INDEX,), semantic: bool = False) -> None:
-        """Build the indexes (and read the language tables of the constraint terms and the glossary of the
-        English semantic space) now instead of on the first search; ``semantic``: also load the semantic
-        channel (its encoders and card vectors) and embed one query per script in each of its spaces."""
+        """Build the indexes (and read the language tables of the constraint terms, the topic vocabulary and the
+        glossary of the English semantic space, and gloss the cards' Chinese) now instead of on the first search;
+        ``semantic``: also load the semantic channel (its encoders and card vectors) and embed one query per
+        script in each of its spaces."""
         _ = self.facets, self.matcher, self.substring, self.flat_texts
         _ = self._word_cards, self._cards_by_part, self._homepage_words, self._words_of_names
         self.constraints("warm up")
         default_glossary()
+        _ = self._card_words
         for name in engines:
             if name is not Engine.SUBSTRING:
                 self.engine(name)
@@ -218,7 +229,56 @@ class DatasetCatalog:
             text, self._homepage_words, self._everyone, self._text_cards, lambda word: named_by.get(word, frozenset()))}
         # a name no card carries but some homepages hold ("SourceForge") is a host when the request asks by host
         names = [hosts.pop(c.term.lower(), c) if c.kind is ConstraintKind.NAME else c for c in names]
-        return names + list(hosts.values()) + licence_constraints(text, self._licensed, self._everyone)
+        found = names + list(hosts.values()) + licence_constraints(text, self._licensed, self._everyone)
+        glossary = default_glossary() if has_chinese(text) else None
+        return found + topic_constraints(text, default_vocabulary(place_words()), glossary, self._mentions, found)
+
+    def _mentions(self, term: str) -> bool:
+        """Whether some card's text (or English gloss) holds every word of ``term``, stemmed, or a longer word
+        that starts with it ("herbs" in "herbal"): generous, since a topic no card mentions empties the answer."""
+        known = self._mentioned.get(term)
+        if known is None:
+            cards: frozenset[int] | None = None
+            for stem in analyze(term):
+                found = frozenset().union(*(self._stem_cards(word) for word in self._words_from(stem)))
+                cards = found if cards is None else cards & found
+                if not cards:
+                    break
+            known = self._mentioned[term] = bool(cards)
+        return known
+
+    def _stem_cards(self, word: str) -> frozenset[int]:
+        return self.index.in_any(word) | self._glossed_words.get(word, frozenset())
+
+    def _words_from(self, stem: str) -> list[str]:
+        """The cards' stemmed words that are ``stem`` or, from four letters on, start with it."""
+        if len(stem) < 4:
+            return [stem]
+        words = self._card_words
+        start = bisect.bisect_left(words, stem)
+        end = start
+        while end < len(words) and words[end].startswith(stem):
+            end += 1
+        return words[start:end]
+
+    @cached_property
+    def _card_words(self) -> list[str]:
+        return sorted({*self.index.title_tf, *self.index.body_tf, *self._glossed_words})
+
+    @cached_property
+    def _mentioned(self) -> dict[str, bool]:
+        return {}
+
+    @cached_property
+    def _glossed_words(self) -> dict[str, frozenset[int]]:
+        """Stemmed word of the English gloss of a card with Chinese text -> those cards (麻醉 says "anesthesia")."""
+        words: dict[str, set[int]] = {}
+        for i, card in enumerate(self.cards):
+            source = english_source(card)
+            if has_chinese(source):
+                for word in analyze(default_glossary().gloss(source)):
+                    words.setdefault(word, set()).add(i)
+        return {word: frozenset(cards) for word, cards in words.items()}
 
     @cached_property
     def _everyone(self) -> frozenset[int]:

@@ -52,6 +52,7 @@ class ConstraintKind(StrEnum):
     COUNTRY = "country"
     NAME = "name"
     LICENSE = "license"
+    TOPIC = "topic"
 
 
 # group: (label for the message, query words, words a card may carry instead).
@@ -105,7 +106,8 @@ GROUPS: dict[ConstraintKind, dict[str, tuple[str, str, str]]] = {
         "canada": ("Canada", "canada canadian 加拿大", ""),
         "australia": ("Australia", "australia australian 澳大利亚", ""),
         "poland": ("Poland", "poland 波兰", "pl"), "russia": ("Russia", "russia 俄罗斯", "ru"),
-        "iran": ("Iran", "iran iranian 伊朗", "fa"), "vietnam": ("Vietnam", "vietnam 越南", "vi"),
+        "iran": ("Iran", "iran iranian 伊朗", "fa"),
+        "turkey": ("Turkey", "turkey türkiye 土耳其", "tr"), "vietnam": ("Vietnam", "vietnam 越南", "vi"),
         "taiwan": ("Taiwan", "taiwan taiwanese 台湾", ""), "hongkong": ("Hong Kong", "香港", ""),
         "singapore": ("Singapore", "singapore 新加坡", ""),
         "uk": ("the United Kingdom", "uk britain british nhs 英国", ""),
@@ -134,7 +136,7 @@ NOT_LANGUAGE = ("traditional chinese medicine", "chinese medicine", "chinese med
 """Phrases whose language word names no language ("Traditional Chinese Medicine")."""
 _PHRASE = {ConstraintKind.LANGUAGE: "is in", ConstraintKind.MODALITY: "holds",
            ConstraintKind.SPECIES: "is about", ConstraintKind.COUNTRY: "is from", ConstraintKind.NAME: "names",
-           ConstraintKind.LICENSE: "is licensed"}
+           ConstraintKind.LICENSE: "is licensed", ConstraintKind.TOPIC: "mentions"}
 CJK_TEXT = re.compile(r"[\u3400-\u9fff]")
 _EXCLUDED_NAMES = re.compile(
     r"(?:\b(?:not|except|excluding|exclude|other than|besides|apart from|but not|without|rather than|instead of"
@@ -301,6 +303,14 @@ def _language_table() -> tuple[tuple[str, ...], dict[str, str]]:
     """Every language word, and the language code of each (as matched: "modern greek")."""
     table = {w: code for code, (_, words) in language_words().items() for w in words.split()}
     return tuple(table), table
+
+
+@lru_cache(maxsize=1)
+def place_words() -> frozenset[str]:
+    """Every language and country word in small letters, spaces for underscores ("turkey", "modern greek"):
+    words that name a place or a language, never a topic (:mod:`.topics`)."""
+    countries = [w for _, words, _ in GROUPS[ConstraintKind.COUNTRY].values() for w in words.split()]
+    return frozenset(w.replace("_", " ").lower() for w in (*_language_table()[0], *countries))
 
 
 @lru_cache(maxsize=1)

@@ -33,7 +33,8 @@ def test_language_terms_in_english_and_chinese(cards):
     # k/any lists no language, so it contradicts none
     assert kinds(cards.constraints("Polish discharge summaries")) == [("language", "polish", 2)]
     assert kinds(cards.constraints("芬兰语 临床 语料")) == [("language", "芬兰语", 1)]
-    assert cards.constraints("Traditional Chinese Medicine corpus") == []  # no language named
+    # no language named (the topic "traditional chinese medicine", which no card of this catalog mentions, aside)
+    assert [c for c in cards.constraints("Traditional Chinese Medicine corpus") if c.kind.value != "topic"] == []
 
 
 def test_modality_species_and_specific_images(cards):

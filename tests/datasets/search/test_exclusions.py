@@ -38,7 +38,9 @@ def cards() -> DatasetCatalog:
 
 
 def terms(catalog: DatasetCatalog, text: str) -> list[tuple[str, str, int, bool]]:
-    return [(c.kind.value, c.term, len(c.cards), c.excluded) for c in catalog.constraints(text)]
+    """The constraints of ``text`` but its topics (tests/datasets/search/test_topics.py)."""
+    return [(c.kind.value, c.term, len(c.cards), c.excluded) for c in catalog.constraints(text)
+            if c.kind.value != "topic"]
 
 
 def search(catalog: DatasetCatalog, text: str) -> list[str]:

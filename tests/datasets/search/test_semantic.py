@@ -116,8 +116,10 @@ def test_a_language_no_card_has_empties_the_answer_and_says_so(small):
 def test_a_modality_no_card_has_empties_the_answer_and_says_so(small):
     response = small.search("chest X-ray images labelled with pneumonia")
     assert response.hits == () and response.verdict == "unsatisfied"
-    assert "no card in the catalog holds images and holds X-ray images (0 of 7)" in response.message
-    assert [c["kind"] for c in response.unsatisfied] == ["modality", "modality"]
+    # pneumonia: a topic that no card of these seven mentions either (tests/datasets/search/test_topics.py)
+    assert ("no card in the catalog holds images and holds X-ray images and mentions pneumonia (0 of 7)"
+            in response.message)
+    assert [c["kind"] for c in response.unsatisfied] == ["modality", "modality", "topic"]
     assert len(response.suggestions) == 3 and response.to_dict()["suggestions"][0]["similarity"] is not None
 
 
