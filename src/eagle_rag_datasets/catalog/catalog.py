@@ -73,6 +73,12 @@ WARM_UP_PROBES = ("clinical notes annotated for medications", "中文医学问�
 """The queries :meth:`DatasetCatalog.warm_up` embeds: one per script, so both encoders and the gloss run once."""
 
 
+ENDINGS = frozenset({"", "s", "es", "al", "ic", "ical", "ed", "ing", "y", "ies", "ism", "ist", "ous", "ity", "ation",
+                     "ologi", "olog"})
+"""What may follow a topic's stemmed word in a card's word for the card to mention it (stems: "herbal",
+"genomic", "surgic")."""
+
+
 class DatasetCatalog:
     """Dataset cards plus the indexes that search them. Card ids must be unique."""
 
@@ -234,32 +240,23 @@ class DatasetCatalog:
         return found + topic_constraints(text, default_vocabulary(place_words()), glossary, self._mentions, found)
 
     def _mentions(self, term: str) -> bool:
-        """Whether some card's text (or English gloss) holds every word of ``term``, stemmed, or a longer word
-        that starts with it ("herbs" in "herbal"): generous, since a topic no card mentions empties the answer."""
+        """Whether the cards' text (or English gloss) holds every word of ``term``, stemmed, each in some card
+        (not necessarily the same: "medicinal herbs" in a card on medicinal plants and one on herbs), alone or with
+        an ending: generous, since a topic no card mentions empties the answer."""
         known = self._mentioned.get(term)
         if known is None:
-            cards: frozenset[int] | None = None
-            for stem in analyze(term):
-                found = frozenset().union(*(self._stem_cards(word) for word in self._words_from(stem)))
-                cards = found if cards is None else cards & found
-                if not cards:
-                    break
-            known = self._mentioned[term] = bool(cards)
+            known = self._mentioned[term] = all(self._words_from(stem) for stem in analyze(term))
         return known
 
-    def _stem_cards(self, word: str) -> frozenset[int]:
-        return self.index.in_any(word) | self._glossed_words.get(word, frozenset())
-
     def _words_from(self, stem: str) -> list[str]:
-        """The cards' stemmed words that are ``stem`` or, from four letters on, start with it."""
-        if len(stem) < 4:
-            return [stem]
+        """The cards' stemmed words that are ``stem`` or ``stem`` and an ending (:data:`ENDINGS`: "herb" in
+        "herbal", not "corn" in "cornea")."""
         words = self._card_words
         start = bisect.bisect_left(words, stem)
         end = start
         while end < len(words) and words[end].startswith(stem):
             end += 1
-        return words[start:end]
+        return [word for word in words[start:end] if word[len(stem):] in ENDINGS]
 
     @cached_property
     def _card_words(self) -> list[str]:
@@ -270,15 +267,14 @@ class DatasetCatalog:
         return {}
 
     @cached_property
-    def _glossed_words(self) -> dict[str, frozenset[int]]:
-        """Stemmed word of the English gloss of a card with Chinese text -> those cards (麻醉 says "anesthesia")."""
-        words: dict[str, set[int]] = {}
-        for i, card in enumerate(self.cards):
+    def _glossed_words(self) -> frozenset[str]:
+        """The stemmed words of the English gloss of the cards with Chinese text (麻醉 says "anesthesia")."""
+        words: set[str] = set()
+        for card in self.cards:
             source = english_source(card)
             if has_chinese(source):
-                for word in analyze(default_glossary().gloss(source)):
-                    words.setdefault(word, set()).add(i)
-        return {word: frozenset(cards) for word, cards in words.items()}
+                words.update(analyze(default_glossary().gloss(source)))
+        return frozenset(words)
 
     @cached_property
     def _everyone(self) -> frozenset[int]:
