@@ -1,7 +1,6 @@
 """Write the topic vocabulary (``data/topics.tsv.gz``) from MeSH 2024: the descriptors of the trees in
 :data:`TREES` (diseases, mental disorders, organisms, diagnostic, therapeutic, anaesthetic and surgical
-procedures), each with its tree numbers, the terms of its preferred concept (what a request may name) and
-its other entry terms (what a card may say for it).
+procedures), each with its tree numbers and its entry terms (those of its preferred concept first).
 
 Run ``python -m eagle_rag_datasets.catalog.topic_build --ontology shared/data/ontology
 --out src/eagle_rag_datasets/data/topics.tsv.gz``. Terms are kept as :func:`.vocab_build.preferred_concept_terms`
@@ -32,8 +31,9 @@ def _usable(term: str) -> bool:
             and not any(_is_abbreviation(tok) for tok in term.split()))
 
 
-def topic_rows(ontology: Path) -> list[tuple[str, list[str], list[str], list[str]]]:
-    """``(descriptor UI, tree numbers, preferred-concept terms, other entry terms)`` per descriptor of :data:`TREES`."""
+def topic_rows(ontology: Path) -> list[tuple[str, list[str], list[str]]]:
+    """``(descriptor UI, tree numbers, entry terms)`` per descriptor of :data:`TREES`, the terms of its preferred
+    concept first."""
     by_ui, _ = _mesh_rows(ontology)
     trees: dict[str, list[str]] = defaultdict(list)
     for row in _mesh_trees(ontology):
@@ -46,9 +46,9 @@ def topic_rows(ontology: Path) -> list[tuple[str, list[str], list[str], list[str
             continue
         asked = [t for t in preferred_concept_terms(rows) if _usable(t)]
         said = [r["TermName"] for r in rows if r["IsPermutedTermYN"] != "Y" and _usable(r["TermName"])]
-        said = [t for t in dict.fromkeys(said) if t not in asked]
-        if asked or said:
-            out.append((ui, sorted(trees[ui]), asked, said))
+        terms = list(dict.fromkeys(asked + said))
+        if terms:
+            out.append((ui, sorted(trees[ui]), terms))
     return out
 
 
@@ -60,8 +60,8 @@ def main(argv: list[str] | None = None) -> None:  # pragma: no cover - run by ha
     rows = topic_rows(args.ontology)
     with gzip.open(args.out, "wt", encoding="utf-8", compresslevel=9) as handle:
         handle.write("# MeSH 2024 descriptors (U.S. National Library of Medicine), trees " + " ".join(TREES) + "\n")
-        for ui, trees, asked, said in rows:
-            handle.write("\t".join((ui, "|".join(trees), "|".join(asked), "|".join(said))) + "\n")
+        for ui, trees, terms in rows:
+            handle.write("\t".join((ui, "|".join(trees), "|".join(terms))) + "\n")
     print(f"{len(rows)} descriptors -> {args.out}")
 
 

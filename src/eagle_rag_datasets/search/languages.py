@@ -34,6 +34,7 @@ CURATED: dict[str, tuple[str, str]] = {
     "nb": ("Norwegian Bokmål", "bokmal bokmål"), "ht": ("Haitian Creole", "haitian creole"),
     "gd": ("Scottish Gaelic", "gaelic 苏格兰盖尔语"), "dv": ("Divehi", "divehi dhivehi maldivian"),
     "ny": ("Chichewa", "chichewa nyanja"), "ps": ("Pashto", "pashto pushto"),
+    "mi": ("Maori", "te_reo te_reo_maori 毛利语"),
 }
 """code: (label, extra query words); the label replaces the table's name where given."""
 

@@ -2,12 +2,13 @@
 prediction from ICU vitals", "malaria abstracts", "乳腺癌患者的中文病历", "radiotherapy planning notes").
 
 The vocabulary is the MeSH descriptors of ``data/topics.tsv.gz`` (:mod:`..catalog.topic_build`). A request
-names a descriptor by a term of its preferred concept or by another entry term of several words ("breast
-cancer"), as whole words in small letters (a plural's "s" aside); Chinese words are read through their English
-gloss (:mod:`..catalog.gloss`: 麻醉 -> anesthesia), words of one character left out. What a negation rules out,
-and examples (in brackets, after "such as", "e.g.", "比如"), are not asked for and name no topic. A card mentions
-a descriptor when its text holds every word (stemmed) of one of its terms, or of a narrower descriptor's
-(its tree numbers' descendants): a card on "breast cancer" mentions neoplasms. A topic no card mentions is a
+names a descriptor by one of its entry terms ("breast cancer", "insomnia"), as whole words in small letters (a
+plural's "s" aside; the longest term wins); Chinese words are read through their English gloss
+(:mod:`..catalog.gloss`: 麻醉 -> anesthesia), words of one character left out. What a negation rules out, and
+examples (in brackets, after "such as", "e.g.", "比如"), are not asked for and name no topic. The cards mention a
+descriptor when each word of one of its terms, or of a narrower descriptor's (its tree numbers' descendants), is
+said by some card, stemmed, alone or with an ending (``mentions``, given by the catalog): a card on "breast cancer"
+mentions neoplasms. A topic no card mentions is a
 constraint no card satisfies: the answer is empty and says so ("no card in the catalog mentions sepsis (0 of
 386)"), with the nearest cards as suggestions. A topic some card mentions constrains nothing: the ranking
 weighs it. Country and language names ("Turkey") are not topics. Rules and figures: docs/datasets.md, section 5.
@@ -38,12 +39,12 @@ not asked for."""
 
 @dataclass
 class TopicVocabulary:
-    """MeSH descriptors: the terms a request may name each by, the terms a card may say, and the tree."""
+    """MeSH descriptors: their terms and their places in the tree."""
 
     asked: dict[str, set[str]] = field(default_factory=dict)
-    """Lower-cased term -> descriptors it names in a request."""
+    """Lower-cased term (either number) -> the descriptors it names."""
     said: dict[str, list[str]] = field(default_factory=dict)
-    """Descriptor -> every term a card may say for it."""
+    """Descriptor -> its terms."""
     trees: dict[str, list[str]] = field(default_factory=dict)
     numbers: list[tuple[str, str]] = field(default_factory=list)
     """(tree number, descriptor), sorted: a descriptor's descendants follow its tree numbers."""
@@ -57,11 +58,10 @@ class TopicVocabulary:
             for line in handle:
                 if line.startswith("#"):
                     continue
-                ui, trees, asked, said = line.rstrip("\n").split("\t")
-                asked_terms, said_terms = [t for t in asked.split("|") if t], [t for t in said.split("|") if t]
+                ui, trees, terms = line.rstrip("\n").split("\t")
                 vocab.trees[ui] = trees.split("|")
-                vocab.said[ui] = asked_terms + said_terms
-                for term in asked_terms + [t for t in said_terms if " " in t]:
+                vocab.said[ui] = [t for t in terms.split("|") if t]
+                for term in vocab.said[ui]:
                     forms = _forms(term.lower())
                     if not skip.intersection(forms):
                         for form in forms:

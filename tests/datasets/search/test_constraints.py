@@ -308,3 +308,25 @@ def test_a_chinese_negation_rules_out_a_modality_a_few_characters_on(cards):
     found = cards.constraints("需要日语的医学文本数据，也不要通用的文档图片检索")
     assert ("something other than images", True) in [(c.label, c.excluded) for c in found]
     assert ("images", False) in [(c.label, c.excluded) for c in cards.constraints("需要皮肤病的图片数据")]
+
+
+@pytest.mark.integration
+def test_a_dataset_name_with_a_year_names_the_one_card_whose_name_runs_them_together():
+    # before: "CCL 2021" named no card ("CCL" is no card's own name), so in the bundled catalog, where no tier found
+    # the CCL2021 card (no description) for a wordy request, the answer was "no such card" for a card it holds
+    catalog = DatasetCatalog.from_records([
+        card("z/eval2021", "CCL2021评测官网", "", tags=["中国计算语言学大会CCL-2021智能医疗对话诊疗评测任务"],
+             languages=["zh"]),
+        card("z/imcs", "IMCS21", "CBLUE 中医疗对话数据集 IMCS21", languages=["zh"]),
+        card("z/chip", "CHIP2020 评测", "CHIP 2020 的医学评测任务", languages=["zh"]),
+    ])
+    text = "做导诊机器人，想参考 CBLUE 收录的问诊对话数据，还有 CCL 2021 那次的评测"
+    (edition,) = [c for c in catalog.constraints(text) if c.kind.value == "name"]
+    assert edition.versioned and edition.named == edition.cards == frozenset({0})
+    assert [hit.id for hit in catalog.search(text).hits] == ["z/eval2021"]
+
+
+def test_te_reo_names_the_maori_language():
+    catalog = DatasetCatalog.from_records([card("e/qa", "Health QA", "Health questions.", languages=["en"])])
+    assert [(c.kind.value, c.label, len(c.cards)) for c in catalog.constraints("te reo Maori health texts")
+            if c.kind.value == "language"] == [("language", "Maori", 0)]
