@@ -95,3 +95,15 @@ def test_a_topic_that_a_card_mentions_by_a_narrower_term_or_in_chinese_constrain
 @pytest.mark.integration
 def test_a_chinese_request_names_a_topic_through_its_gloss(clinics):
     assert topics(clinics, "中文疟疾病例文本") == [("malaria", 0)]  # 疟疾 -> malaria, which no card says
+
+
+@pytest.mark.integration
+def test_the_bundled_vocabulary_on_the_bundled_catalog(catalog):
+    # 10,531 MeSH descriptors; the 386 cards mention cancer and diabetes but not sepsis, anaesthesia, insomnia or
+    # the breast
+    assert topics(catalog, "hourly ICU vital signs and lab values for early sepsis prediction") == [("sepsis", 0)]
+    assert topics(catalog, "中文麻醉记录单") == [("anesthesia", 0)]
+    assert topics(catalog, "insomnia patients' online consultations") == [("insomnia", 0)]
+    assert topics(catalog, "breast cancer pathology reports") == [("breast cancer", 0)]
+    assert topics(catalog, "cancer pathology reports") == []
+    assert topics(catalog, "diabetes question answering") == []
