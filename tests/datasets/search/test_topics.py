@@ -107,3 +107,17 @@ def test_the_bundled_vocabulary_on_the_bundled_catalog(catalog):
     assert topics(catalog, "breast cancer pathology reports") == [("breast cancer", 0)]
     assert topics(catalog, "cancer pathology reports") == []
     assert topics(catalog, "diabetes question answering") == []
+
+
+@pytest.mark.integration
+def test_the_cards_mention_a_topic_by_words_said_apart_or_with_an_ending_but_not_inside_another_word():
+    catalog = DatasetCatalog.from_records([
+        card("h/kg", "Herbal KG", "A knowledge graph of herbal formulas."),
+        card("p/chem", "Natural Products", "Medicinal chemistry of natural products in abstracts."),
+        card("e/eye", "Eye Scans", "Cornea and retina scans."),
+    ])
+    # before: a topic's words had to be said by one card; "herbs" (in "herbal") and "medicinal" said by two cards
+    # now mention it, so "a knowledge base of medicinal herbs" is answered, not emptied
+    assert topics(catalog, "a knowledge base of medicinal herbs") == []
+    # before: any longer word counted, so "corn" (a term of maize) was said by "cornea"
+    assert topics(catalog, "maize literature") == [("maize", 0)]
