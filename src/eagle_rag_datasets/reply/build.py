@@ -36,6 +36,8 @@ class Judgement:
     allowed: frozenset[int] | None
     satisfying: frozenset[int] | None
     semantic_off: bool = False
+    whole_scope: bool = False
+    """Every card of the scope is a match, whatever its similarity (:data:`..search.pipeline.FEW`)."""
 
     @property
     def scope(self) -> frozenset[int] | None:
@@ -118,7 +120,10 @@ def _message(request: DatasetQuery, verdict: Verdict, total: int, shown: int, co
             text += f"; showing the first {shown}. {MORE_CARDS} or add filters to see the rest."
         if counts.get("partial"):
             text += " Partial matches hold only some of the query terms."
-        if counts.get("semantic") and judged.semantic is not None:
+        if judged.whole_scope and judged.scope is not None:
+            text += (f" The language or licence asked for leaves only "
+                     f"{_plural(len(judged.scope), 'card')}, listed here, the nearest in meaning first.")
+        elif counts.get("semantic") and judged.semantic is not None:
             near = f"similarity at least {judged.semantic.floor:.2f}"
             if judged.semantic.english is not None:
                 near += ", or among the nearest in the English space"

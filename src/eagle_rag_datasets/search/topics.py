@@ -76,6 +76,10 @@ class TopicVocabulary:
 
     def named(self, text: str) -> list[tuple[str, set[str]]]:
         """``(term, descriptors)`` for the whole-word terms of lower-cased ``text``, longest first, not overlapping."""
+        return [(form, self.asked[form]) for _, _, form in self.spans(text)]
+
+    def spans(self, text: str) -> list[tuple[int, int, str]]:
+        """``(start, end, term)`` of :meth:`named`'s terms, in the order of ``text``."""
         if self.automaton is None:
             return []
         found = []
@@ -87,7 +91,7 @@ class TopicVocabulary:
         for start, end, form in sorted(found, key=lambda m: m[0] - m[1]):
             if all(end <= s or start >= e for s, e, _ in out):
                 out.append((start, end, form))
-        return [(form, self.asked[form]) for _, _, form in sorted(out)]
+        return sorted(out)
 
     def descendants(self, ui: str) -> set[str]:
         """``ui`` and every descriptor under one of its tree numbers."""
@@ -143,11 +147,37 @@ def topic_constraints(query: str, vocabulary: TopicVocabulary, glossary: Glossar
             english = glossary.gloss(text) if glossary is not None and CJK_RUN.search(text) else text
             taken.update(re.findall(r"[a-z0-9]+", english.lower().replace("_", " ")))
     out: dict[str, Constraint] = {}
-    for term, descriptors in vocabulary.named(asked_english(query, glossary)):
-        if term in out or taken.intersection(re.findall(r"[a-z0-9]+", term)):
+    for group in _lists(asked_english(query, glossary), vocabulary):
+        terms = [t for t in group if not taken.intersection(re.findall(r"[a-z0-9]+", t))]
+        unsaid = [t for t in terms if not _mentioned(t, vocabulary, mentions)]
+        if len(unsaid) < len(terms):  # a list is asked for as alternatives: one member some card mentions will do
             continue
-        wider = set().union(*(vocabulary.descendants(d) for d in descriptors))
-        if any(mentions(t) for d in wider for t in vocabulary.said[d]):
-            continue
-        out[term] = Constraint(ConstraintKind.TOPIC, term, term, frozenset())
+        for term in unsaid:
+            out.setdefault(term, Constraint(ConstraintKind.TOPIC, term, term, frozenset()))
     return list(out.values())
+
+
+LIST_GAP = re.compile(r"^\s*(?:(?:[,、/]\s*)+(?:(?:and|or)\s+)?|(?:and|or|and/or|as well as)\s+)(?:[a-z-]+\s+){0,2}$"
+                      r"|^\s*$")
+"""What may stand between two topics of one list ("melanoma, liver cancer and hereditary colorectal cancer"): a comma
+or a joining word, then at most two words (the next member's own qualifiers); or nothing (Chinese "肝癌和胃癌",
+whose joining word of one character the gloss leaves out)."""
+
+
+def _mentioned(term: str, vocabulary: TopicVocabulary, mentions: Callable[[str], bool]) -> bool:
+    """Whether some card mentions a descriptor ``term`` names, or a narrower one."""
+    wider = set().union(*(vocabulary.descendants(d) for d in vocabulary.asked[term]))
+    return any(mentions(said) for d in wider for said in vocabulary.said[d])
+
+
+def _lists(text: str, vocabulary: TopicVocabulary) -> list[list[str]]:
+    """The topics of ``text`` grouped into the lists they are named in, in order."""
+    groups: list[list[str]] = []
+    last = -1
+    for start, end, term in vocabulary.spans(text):
+        if groups and LIST_GAP.match(text[last:start]):
+            groups[-1].append(term)
+        else:
+            groups.append([term])
+        last = end
+    return groups

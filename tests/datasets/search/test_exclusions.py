@@ -317,3 +317,37 @@ def test_two_editions_of_one_named_challenge_are_alternatives():
     text = "clinical term normalisation: both the CHIP 2019 set and the CHIP 2020 task"
     assert terms(catalog, text) == [("name", "CHIP 2019 or CHIP 2020", 2, False)]
     assert set(search(catalog, text)) == {"c/19", "c/20"}
+
+
+@pytest.mark.integration
+def test_a_language_carried_by_few_cards_lists_every_card_of_the_scope_nearest_first(catalog, monkeypatch):
+    """Eleven Chinese requests of the tuning sets for cards in a language few cards carry came back empty:
+    the Chinese completeness floor (0.10, language-centred) held, and the right card sat below it (the one
+    Danish card at 0.06)."""
+    from eagle_rag_datasets.search import pipeline
+
+    text = "丹麦语和英语对照的医学平行语料"
+    response = catalog.search(text)
+    assert ids(response) == ["mteb/DanishMedicinesAgencyBitextMining"]
+    assert response.hits[0].match == "semantic" and response.verdict == "found"
+    assert response.semantic["floor"] == -1.0 and response.semantic["best"] < 0.10
+    assert "leaves only 1 card, listed here, the nearest in meaning first" in response.message
+    monkeypatch.setattr(pipeline, "FEW", 0)  # before: empty, "not conclusive", the card a suggestion
+    before = catalog.search(text)
+    assert ids(before) == [] and [s.id for s in before.suggestions] == ["mteb/DanishMedicinesAgencyBitextMining"]
+
+
+def test_few_counts_one_language_or_licence_at_a_time_not_their_intersection():
+    from eagle_rag_datasets.search.constraints import Constraint, ConstraintKind
+    from eagle_rag_datasets.search.pipeline import FEW, _few
+
+    def language(size: int, excluded: bool = False) -> Constraint:
+        return Constraint(ConstraintKind.LANGUAGE, "x", "X", frozenset(range(size)), excluded=excluded)
+
+    assert FEW == 20
+    assert _few([language(1), language(239)], {})  # Danish and English: Danish alone leaves one card
+    assert not _few([language(105), language(239)], {})  # Chinese and English: few together, many each
+    assert not _few([language(1, excluded=True)], {})  # ruled out: the other 385 cards are the scope
+    assert not _few([Constraint(ConstraintKind.MODALITY, "x", "X", frozenset({1}))], {})  # not a narrowing kind
+    assert _few([], {"licenses": frozenset({1, 2, 3})}) and not _few([], {"tasks": frozenset({1})})
+    assert _few([language(20)], {}) and not _few([language(21)], {})

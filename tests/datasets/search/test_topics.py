@@ -121,3 +121,17 @@ def test_the_cards_mention_a_topic_by_words_said_apart_or_with_an_ending_but_not
     assert topics(catalog, "a knowledge base of medicinal herbs") == []
     # before: any longer word counted, so "corn" (a term of maize) was said by "cornea"
     assert topics(catalog, "maize literature") == [("maize", 0)]
+
+
+@pytest.mark.integration
+def test_topics_named_in_one_list_are_alternatives(clinics):
+    """"melanoma, liver cancer and hereditary colorectal cancer" (a tuning request of v12): before, the one
+    member no card mentions emptied the answer and said the catalog had no card on liver cancer."""
+    assert topics(clinics, "pathology reports on sepsis, breast cancer or malaria") == []  # a card says breast cancer
+    assert topics(clinics, "pathology reports on sepsis and hereditary breast cancer") == []  # the member's qualifier
+    assert topics(clinics, "中文疟疾和乳腺癌病历") == []  # 疟疾和乳腺癌: malaria breast cancer, glossed side by side
+    # no member mentioned: each one is a constraint no card satisfies
+    assert topics(clinics, "ICU notes on sepsis or malaria") == [("sepsis", 0), ("malaria", 0)]
+    # not one list: the words between them are no joining word
+    assert topics(clinics, "sepsis in patients treated for breast cancer") == [("sepsis", 0)]
+    assert clinics.search("pathology reports on sepsis, breast cancer or malaria").hits[0].id == "c/onco"
