@@ -439,6 +439,7 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
     group_words_, owners = _group_table()
     said: dict[tuple[ConstraintKind, str], str] = {}
     negated: dict[tuple[ConstraintKind, str], str] = {}
+    ruled_out = ruled_out + _folded_spans([m.group() for m in _CUE.finditer(query)], rest)
     places = sorted(_occurrences(rest, group_words_), key=lambda place: place[1])
     for n, (word, start) in enumerate(places):
         before = _blank(rest[:start], places[:n])  # "none that involve audio recordings": both negated
@@ -574,8 +575,13 @@ _LATIN_POST_NEGATION = re.compile(
 ClinicalTrials.gov text is not what they need", "English-only data won't help")."""
 _BARE_NEGATION = re.compile(r"^\W*(?:这次|这回|暂时|目前|就|都|也|先)*" + _POST_CUES + r"\W*$")
 """A clause that is only the negation ("这次不需要"): it rules out what the clause before it names."""
-_CUE = re.compile(rf"(?:\b(?:{_LATIN_CUES}|{_NONE_THAT})\b|{_CJK_CUES})[^,;.!?，。；：:()（）]*", re.IGNORECASE)
-"""A negation and the rest of its clause ("but not the v2 versions with the added Dutch prompt")."""
+_CLAUSE_CHARS = r"[^,;.!?，。；：:()（）]"
+_CUE = re.compile(rf"(?:\b(?:{_LATIN_CUES}|{_NONE_THAT})\b|{_CJK_CUES})"
+                  rf"(?:{_CLAUSE_CHARS}*(?:,\s*{_CLAUSE_CHARS}{{1,60}}?)*,?\s+(?:and|or|nor)\s+)?{_CLAUSE_CHARS}*",
+                  re.IGNORECASE)
+"""A negation and the rest of its clause ("but not the v2 versions with the added Dutch prompt"), or of the list it
+opens when one runs on past commas to a last member after "and", "or" or "nor" ("skip machine-translated copies,
+chemistry pair tasks and scanned page images")."""
 
 
 def negated_spans(text: str) -> list[tuple[int, int]]:
@@ -608,8 +614,13 @@ def asked_text(text: str, constraints: list[Constraint]) -> str:
 def _post_negated_spans(query: str, spoken: str) -> list[tuple[int, int]]:
     """Where, in the folded ``spoken`` text, the clauses of ``query`` that a negation after them rules out lie
     (:func:`_negated_clauses`: "各种翻译版（荷兰语、波斯语）都先不要"), as ``(start, end)``."""
+    return _folded_spans(_negated_clauses(query, latin=True), spoken)
+
+
+def _folded_spans(clauses: list[str], spoken: str) -> list[tuple[int, int]]:
+    """Where, in the folded ``spoken`` text, each of ``clauses`` (of the query) lies, as ``(start, end)``."""
     spans = []
-    for clause in _negated_clauses(query, latin=True):
+    for clause in clauses:
         folded = fold(clause).strip()
         start = spoken.find(folded) if folded else -1
         while start >= 0:

@@ -263,6 +263,18 @@ def test_a_modality_in_an_english_clause_that_rules_it_out_is_excluded(cards):
         ("modality", "something other than images", True, 5)]
 
 
+def test_a_modality_at_the_end_of_a_ruled_out_list_is_excluded(cards):
+    """"Skip machine-translated benchmark copies, chemistry pair tasks and scanned page images" (a tuning
+    request of v12): before, the negation's span ended at the first comma, and "images" was asked for."""
+    found = cards.constraints("Korean health text. Skip machine-translated copies, chemistry pair tasks and "
+                              "scanned page images.")
+    assert [(c.kind.value, c.label, c.excluded) for c in found if c.kind.value == "modality"] == [
+        ("modality", "something other than images", True)]
+    # a list that ends without "and" / "or" is not one: the negation ends at its comma
+    kept = cards.constraints("Korean health text, not machine-translated copies, scanned page images welcome")
+    assert [(c.term, c.excluded) for c in kept if c.kind.value == "modality"] == [("images", False)]
+
+
 def test_model_organisms_electron_microscopy_and_insurance_claims_are_constraints(cards):
     # before: "Arabidopsis" read as the plant group (satisfied by any plant corpus); cryo-EM and Medicare claims
     # were no constraint at all, so their topic neighbours answered these requests
