@@ -26,8 +26,8 @@ CURATED: dict[str, tuple[str, str]] = {
     "ko": ("Korean", "korean 韩语 韩文 朝鲜语"), "fa": ("Persian", "persian farsi"),
     "bn": ("Bengali", "bengali bangla"),
     "el": ("Greek", "greek 希腊语"), "ms": ("Malay", "malay 马来语"), "sw": ("Swahili", "swahili 斯瓦希里语"),
-    "ne": ("Nepali", "nepali 尼泊尔语"), "pa": ("Punjabi", "punjabi panjabi"), "ky": ("Kyrgyz", "kyrgyz kirghiz"),
-    "ug": ("Uyghur", "uyghur uighur 维语"),
+    "ne": ("Nepali", "nepali 尼泊尔语"), "pa": ("Punjabi", "punjabi panjabi"),
+    "ky": ("Kyrgyz", "kyrgyz kirghiz 吉尔吉斯语"), "ug": ("Uyghur", "uyghur uighur 维语"),
     "ii": ("Yi", "sichuan_yi nuosu 彝语 彝文"), "lo": ("Lao", "lao 老挝语"), "my": ("Burmese", "burmese myanmar 缅语"),
     "id": ("Indonesian", "indonesian bahasa 印度尼西亚语"), "he": ("Hebrew", "hebrew 希伯来文"),
     "ar": ("Arabic", "arabic 阿拉伯文"), "vi": ("Vietnamese", "vietnamese 越南文"),
@@ -42,9 +42,16 @@ VARIETIES: dict[str, tuple[str, str]] = {
     "yue": ("Cantonese", "cantonese 粤语 广东话 粤方言"), "wuu": ("Wu Chinese", "shanghainese 吴语 上海话"),
     "nan": ("Min Nan", "hokkien 闽南语 闽南话"), "hak": ("Hakka", "hakka 客家话 客家语"),
     "tdd": ("Dai", "傣语 傣文"), "hmn": ("Hmong (Miao)", "hmong 苗语 苗文"),
+    "pcc": ("Bouyei", "bouyei 布依语 布依文"), "kmc": ("Dong", "侗语 侗文"), "hni": ("Hani", "哈尼语 哈尼文"),
+    "kac": ("Jingpo", "jingpo 景颇语 景颇文"), "nxq": ("Naxi", "naxi 纳西语 纳西文 东巴文"),
+    "tji": ("Tujia", "tujia 土家语"), "lis": ("Lisu", "lisu 傈僳语 傈僳文"), "lhu": ("Lahu", "lahu 拉祜语 拉祜文"),
+    "lic": ("Li (Hlai)", "hlai 黎语"), "shx": ("She", "畲语"), "prk": ("Wa", "佤语 佤文"),
+    "qxs": ("Qiang", "qiang 羌语"), "sjo": ("Xibe", "xibe 锡伯语 锡伯文"), "mnc": ("Manchu", "manchu 满语"),
+    "bca": ("Bai", "白族语"),
 }
-"""Chinese varieties that are languages of their own, and languages of China that ISO 639-1 lacks (Dai, Miao), by
-their ISO 639-3 code."""
+"""Chinese varieties that are languages of their own, and languages of China that ISO 639-1 lacks (Dai, Miao,
+Bouyei, Dong, Hani ...: the written languages of China's peoples), by their ISO 639-3 code; only the words
+given here, since the table's English names (She, Wa) are ordinary words."""
 
 AMBIGUOUS = frozenset({
     "latin", "ewe", "ido", "twi", "tonga", "ganda", "komi", "kongo", "sango", "venda", "herero", "ndonga", "avaric",

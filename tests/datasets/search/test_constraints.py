@@ -105,6 +105,19 @@ def test_languages_come_from_the_iso_639_tables_in_english_and_chinese(cards):
     assert cards.constraints("Latin American patient notes") == []  # an ordinary word, left out
 
 
+def test_the_written_languages_of_chinas_peoples_and_kyrgyz_in_chinese_are_languages(cards):
+    # before: 布依语 and 侗语 (ISO 639-3 only) and 吉尔吉斯语 (the table says 柯尔克孜语) constrained nothing, so the
+    # Chinese health cards answered these requests as neighbours
+    assert kinds(cards.constraints("用布依语写的健康科普语料")) == [("language", "布依语", 1)]
+    assert kinds(cards.constraints("侗语的健康宣教材料")) == [("language", "侗语", 1)]
+    assert kinds(cards.constraints("吉尔吉斯语的医学问答")) == [("language", "吉尔吉斯语", 1)]
+    assert kinds(cards.constraints("柯尔克孜语的医学问答")) == [("language", "柯尔克孜语", 1)]
+    # their English table names that are ordinary words are left out ("She", "Wa"), and so are 满文 (充满文字) and
+    # 白文 (空白文本)
+    assert kinds(cards.constraints("She asked for Wa clinic notes")) == []
+    assert kinds(cards.constraints("充满文字的空白文本")) == []
+
+
 def test_a_chinese_word_is_never_one_character_nor_a_language_name_inside_another_word(cards):
     # before: 牛 (cattle) matched inside 牛津 (Oxford), so the request was emptied, "no card is about cattle"
     assert kinds(cards.constraints("牛津 巴黎 地标 建筑 以图搜图")) == []
