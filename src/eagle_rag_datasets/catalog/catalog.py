@@ -148,6 +148,11 @@ class DatasetCatalog:
         return [card_kind(card) for card in self.cards]
 
     @cached_property
+    def flat_homepages(self) -> list[str]:
+        """Each card's homepage address through :func:`..search.proximity.fold` ("" when it has none)."""
+        return [fold(card.homepage or "") for card in self.cards]
+
+    @cached_property
     def flat_texts(self) -> list[str]:
         return [flat_text(card) for card in self.cards]
 
@@ -375,8 +380,10 @@ class DatasetCatalog:
                          if any(name[j:j + n] == parts for j in range(len(name) - n + 1)))
 
     def _containing(self, text: str) -> frozenset[int]:
-        """The cards whose flat text holds ``text`` (lower case) anywhere."""
-        return frozenset(i for i, flat in enumerate(self.flat_texts) if text.lower() in flat)
+        """The cards whose flat text, or their homepage's address folded the same way ("biocreative-vii/track-5":
+        " biocreative vii track 5 "), holds ``text`` (lower case) anywhere."""
+        return frozenset(i for i, flat in enumerate(self.flat_texts) if text.lower() in flat
+                         or text.lower() in self.flat_homepages[i])
 
     def _other_than(self, codes: frozenset[str]) -> frozenset[int]:
         """The cards in some language outside ``codes``, or listing none (excluded languages)."""

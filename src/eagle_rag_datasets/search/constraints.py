@@ -149,8 +149,12 @@ _EXCLUDABLE = re.compile(_CAPITALISED.pattern + r"|(?<![\w.-])[vV]\d{1,2}(?![\w-
                          r"|(?<![\w-])[a-z]+(?:-[a-z]+)+(?![\w-])")
 """A word that may name the datasets a negation rules out: a name word, a version ("not the v2 versions"), or a
 hyphenated word of card names ("leaving out the de-identification ones": n2c2 2006 De-identification)."""
-_VERSIONED = re.compile(r"(?<![\w-])([A-Za-z][\w-]*[A-Z0-9][\w-]*|[A-Z]{3,})\s*((?:19|20)\d{2})(?!\d)")
-"""A dataset name followed by a year ("i2b2 2012", "CHIP 2020")."""
+_VERSIONED = re.compile(r"(?<![\w-])([A-Za-z][\w-]*[A-Z0-9][\w-]*|[A-Z]{3,})\s*((?:19|20)\d{2}(?!\d)"
+                        r"|(?<=\s)(?:II|III|IV|VI|VII|VIII|IX|X)(?![\w-]))")
+"""A dataset name followed by a year ("i2b2 2012", "CHIP 2020") or by a Roman edition number from II ("BioCreative
+VI"; I and V are left out, a word and a letter as often as a number)."""
+_EDITION = re.compile(r"\s*(?:[\w-]+\s+)?(?:tracks?|tasks?|editions?)\b|\s*(?:那一?|这一?)?届", re.IGNORECASE)
+"""Words after a Roman edition number that make it the data asked for ("BioCreative VII tracks", "那一届")."""
 _RELATIVE = re.compile(r"\b(?:before|after|prior to|earlier than|later than|since|until|older than|newer than)\W*$",
                        re.IGNORECASE)
 _RELATIVE_AFTER = re.compile(r"\s*(?:之前|以前|之后|以后|前的|后的|and (?:earlier|later|before|after))", re.IGNORECASE)
@@ -480,12 +484,15 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
         if _RELATIVE.search(text[max(0, match.start() - 20):match.start()]) or _RELATIVE_AFTER.match(
                 text[match.end():]):
             continue  # "before CHIP 2020", "CHIP 2020 之前的那几届": the other editions are asked for
+        if not year.isdigit() and not (DATA_NOUNS.search(text[match.end():]) or _EDITION.match(text[match.end():])):
+            continue  # "BioCreative II gene mentions" among a bundle's parts: the edition is no data asked for
         carrying, own = named(name)
         if carrying and name not in excluded:
-            with_year = containing(year)
+            # a Roman number: the name and number together, in the text or the homepage ("biocreative-vi/track-1")
+            with_year = carrying & containing(year) if year.isdigit() else containing(fold(f"{name} {year}"))
             term = f"{name} {year}"
             editions.setdefault(name.lower(), []).append(
-                Constraint(ConstraintKind.NAME, term, term, carrying & with_year, own & with_year, versioned=True))
+                Constraint(ConstraintKind.NAME, term, term, with_year, own & with_year, versioned=True))
     for same in editions.values():  # "CHIP 2019 ... and the CHIP 2020 task": a card is one edition, either will do
         found.append(same[0] if len(same) == 1 else Constraint.any_of(same))
     return found

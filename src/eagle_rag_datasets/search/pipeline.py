@@ -51,14 +51,15 @@ requests of v1-v4 (5 before: v3's Hit@5 0.881 -> 0.900, the others unchanged); 4
 (German leaves 21 cards, French 17: six Chinese requests for German or French cards found, none lost; 60 and 100
 change nothing more)."""
 FEW = 20
-"""When one language or licence the query names (or one such filter) is carried by at most this many cards on
-its own, every card of the query's scope is listed, nearest in meaning first, whatever its similarity
-("丹麦语和英语对照的医学平行语料": the one Danish card; "日语的医学检索评测": four Japanese cards): the asker
-names the few cards that can answer, and a language rarely carried leaves no near neighbour to confuse with
-them. Counted for one constraint at a time, not their intersection: Chinese and English together leave few
-cards, but each alone leaves a hundred and more, and a request for Chinese cards that rules English ones
-out is not thereby asking for the bilingual few. On the tuning requests of v1-v11 (docs/datasets.md,
-section 12), 20 finds 11 answered requests and empties no near-miss one fewer; 5 finds 6."""
+"""When one language or licence the query names (or one such filter), or one dataset name with its edition
+("CHIP 2020", "BioCreative VI"), is carried by at most this many cards on its own, every card of the query's
+scope is listed, nearest in meaning first, whatever its similarity ("丹麦语和英语对照的医学平行语料": the one
+Danish card; "日语的医学检索评测": four Japanese cards): the asker names the few cards that can answer, and a
+language rarely carried leaves no near neighbour to confuse with them. Counted for one constraint at a time,
+not their intersection: Chinese and English together leave few cards, but each alone leaves a hundred and more,
+and a request for Chinese cards that rules English ones out is not thereby asking for the bilingual few. On the
+tuning requests of v1-v11 (docs/datasets.md, section 12), 20 finds 11 answered requests and empties no near-miss
+one fewer; 5 finds 6."""
 
 
 def _candidates(catalog: DatasetCatalog, request: DatasetQuery,
@@ -97,9 +98,9 @@ def _with_named(hits: list[RankedHit], constraints: list[Constraint], card_ids: 
 
 
 def _few(constraints: list[Constraint], sets: dict[str, frozenset[int]]) -> bool:
-    """Whether one language or licence the query asks for, or one such filter, is carried by at most
-    :data:`FEW` cards on its own (:data:`FEW`)."""
-    sizes = [len(c.cards) for c in constraints if c.kind in NARROWING and not c.excluded]
+    """Whether one language, licence or edition of a dataset the query asks for, or one language or licence
+    filter, is carried by at most :data:`FEW` cards on its own (:data:`FEW`)."""
+    sizes = [len(c.cards) for c in constraints if (c.kind in NARROWING or c.versioned) and not c.excluded]
     sizes += [len(cards) for name, cards in sets.items() if name in ("languages", "licenses")]
     return any(size <= FEW for size in sizes)
 
@@ -137,7 +138,7 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
            and catalog.semantic_error is not None)
     judged = Judgement(constraints, semantic, allowed, satisfying, off)
     narrowed = bool({"languages", "licenses"} & set(request.active_filters())) or any(
-        c.kind in NARROWING and not c.excluded for c in constraints)
+        (c.kind in NARROWING or c.versioned) and not c.excluded for c in constraints)
     if semantic is not None and narrowed and judged.scope is not None and len(judged.scope) <= NARROW:
         whole = _few(constraints, sets)
         semantic = replace(semantic, floor=-1.0 if whole else semantic.complete, complete=-1.0)

@@ -355,3 +355,29 @@ def test_te_reo_names_the_maori_language():
     catalog = DatasetCatalog.from_records([card("e/qa", "Health QA", "Health questions.", languages=["en"])])
     assert [(c.kind.value, c.label, len(c.cards)) for c in catalog.constraints("te reo Maori health texts")
             if c.kind.value == "language"] == [("language", "Maori", 0)]
+
+
+def test_a_roman_edition_number_after_a_name_needs_both_in_the_text_or_the_homepage():
+    catalog = DatasetCatalog.from_records([
+        card("b/chemprot", "ChemProt", "Chemical-protein relations of the BioCreative VI track.",
+             languages=["English"]),
+        card("b/bioid", "BioID", "Entity identification in figure legends.", languages=["English"],
+             homepage="https://biocreative.example.org/tasks/biocreative-vi/track-1/"),
+        card("b/covid", "BC7-LitCovid", "COVID-19 articles with topics.", languages=["English"],
+             homepage="https://biocreative.example.org/tasks/biocreative-vii/track-5/"),
+        card("b/gm", "GeneMention", "Gene mentions of BioCreative II.", languages=["English"]),
+    ])
+
+    def editions(text: str) -> list[tuple[str, list[str]]]:
+        return [(c.term, sorted(catalog.card_ids[i] for i in c.cards)) for c in catalog.constraints(text)
+                if c.versioned]
+
+    # before: only "BioCreative" constrained, and it restricts nothing (some card carries it)
+    assert editions("BioCreative VI track data") == [("BioCreative VI", ["b/bioid", "b/chemprot"])]
+    assert editions("BioCreative VII tracks") == [("BioCreative VII", ["b/covid"])]  # "biocreative-vii" in its homepage
+    assert editions("BioCreative VI 那一届各个评测任务的数据") == [("BioCreative VI", ["b/bioid", "b/chemprot"])]
+    assert editions("BioCreative VIII tasks") == [("BioCreative VIII", [])]  # no such edition: the answer is empty
+    assert catalog.search("BioCreative VIII tasks").verdict == "unsatisfied"
+    # an edition among a bundle's parts is no data asked for; I and V are words and letters as often as numbers
+    assert editions("one loader for BioCreative II gene mentions and NCBI disease") == []
+    assert editions("BioCreative V tasks") == []

@@ -351,3 +351,6 @@ def test_few_counts_one_language_or_licence_at_a_time_not_their_intersection():
     assert not _few([Constraint(ConstraintKind.MODALITY, "x", "X", frozenset({1}))], {})  # not a narrowing kind
     assert _few([], {"licenses": frozenset({1, 2, 3})}) and not _few([], {"tasks": frozenset({1})})
     assert _few([language(20)], {}) and not _few([language(21)], {})
+    # a dataset name with its edition ("CHIP 2020", "BioCreative VI") narrows like a language
+    assert _few([Constraint(ConstraintKind.NAME, "CHIP 2020", "CHIP 2020", frozenset(range(5)), versioned=True)], {})
+    assert not _few([Constraint(ConstraintKind.NAME, "CHIP", "CHIP", frozenset(range(5)))], {})
