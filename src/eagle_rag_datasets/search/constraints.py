@@ -131,6 +131,10 @@ TOGETHER = re.compile(
 """Words that ask for data in several languages at once ("English-Chinese parallel sentences"): the languages of
 such a request must all hold; without them, languages named together are alternatives ("English or Chinese",
 "Spanish and French are both useful")."""
+EACH_LANGUAGE = re.compile(r"\b(?:(?:in )?(?:either|each|any) (?:one )?(?:of )?(?:the |these |those )?(?:two |three )?"
+                           r"languages?|(?:in )?(?:those|these|the) (?:two|three|four) languages)\b")
+"""Words that ask for each language apart even in a request for translations ("translated SciFact sets in those two
+languages", "health documents in either language"): the languages named are alternatives."""
 NOT_LANGUAGE = ("traditional chinese medicine", "chinese medicine", "chinese medicines", "chinese herbal",
                 "chinese herbs", "chinese herb")
 """Phrases whose language word names no language ("Traditional Chinese Medicine")."""
@@ -438,7 +442,8 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
         found = [c for c in found if not (c.kind is ConstraintKind.LANGUAGE and c.excluded)] + [Constraint(
             ConstraintKind.LANGUAGE, words[0], "a language other than " + ", ".join(lab for lab, _ in ruled.values()),
             other_than(frozenset(ruled)), excluded=True, alternatives=words)]
-    found = _alternatives(found, spoken, asked_at, together=bool(TOGETHER.search(folded)))
+    together = bool(TOGETHER.search(folded)) and not EACH_LANGUAGE.search(folded)
+    found = _alternatives(found, spoken, asked_at, together=together)
     rest = _blank(folded, taken)
     group_words_, owners = _group_table()
     said: dict[tuple[ConstraintKind, str], str] = {}
@@ -574,7 +579,7 @@ _POST_CUES = r"(?:不需要|不要|不用|用不到|用不上|不考虑)了?"
 _LATIN_POST_CUES = (
     r"\b(?:(?:is|are)(?: not|n t) (?:what (?:i|we|they) (?:need|want|mean|am looking for|are looking for)|enough"
     r"|needed|wanted|useful|in scope)|(?:won t|will not|doesn t|does not|don t|do not) (?:help|do|count|suffice)"
-    r"|(?:is|are) out of scope|we (?:already )?have (?:\w+ ){0,3}already)")
+    r"|(?:is|are) out(?: of scope)?|(?:is|are)(?: not|n t) it|we (?:already )?have (?:\w+ ){0,3}already)")
 _POST_NEGATION = re.compile(_POST_CUES + r"\W*$")
 _LATIN_POST_NEGATION = re.compile(
     _LATIN_POST_CUES + r"(?: (?:for|to) (?:us|them|me|this|here|(?:our|my|the) \w+))?\W*$")

@@ -381,3 +381,19 @@ def test_a_roman_edition_number_after_a_name_needs_both_in_the_text_or_the_homep
     # an edition among a bundle's parts is no data asked for; I and V are words and letters as often as numbers
     assert editions("one loader for BioCreative II gene mentions and NCBI disease") == []
     assert editions("BioCreative V tasks") == []
+
+
+def test_languages_asked_for_each_apart_are_alternatives_even_in_a_request_for_translations(languages):
+    # before: "translated" asked for data in both at once, so no card was in Swedish and Romanian together
+    # ("no card in the catalog is in Swedish and Romanian"), a false "no such card"
+    assert labelled(languages, "translated clinical notes in Swedish and Romanian, in either language") == [
+        ("Swedish or Romanian", False, ["l/ro", "l/sv"])]
+    assert labelled(languages, "translated Swedish and Romanian clinical notes: those two languages") == [
+        ("Swedish or Romanian", False, ["l/ro", "l/sv"])]
+    assert labelled(languages, "English and Chinese parallel sentences") == [  # both at once: each must hold
+        ("English", False, ["l/both", "l/en"]), ("Chinese", False, ["l/both", "l/zh"])]
+
+
+def test_a_modality_in_a_clause_ending_in_are_out_is_ruled_out(cards):
+    found = cards.constraints("Regulator text only. Slide decks and other page images are out.")
+    assert [(c.kind.value, c.label, c.excluded) for c in found] == [("modality", "something other than images", True)]
