@@ -169,7 +169,7 @@ SHORT_REQUEST = 4
 """Words of a request short enough that an opening acronym is what it asks for ("TCGA", "CPRD primary care")."""
 _NAME_LIKE = re.compile(r"(?<![\w-])((?:[A-Za-z]*[a-z][A-Z][A-Za-z]*|[A-Z]{2,}[A-Z][a-z]{2,}[A-Za-z]*"
                         r"|[A-Za-z]+\d+[A-Za-z0-9]*|[A-Za-z]+-\d+[A-Za-z]*"
-                        r"|[A-Z]{3,}-(?:I{1,3}|IV|V|VI)|[A-Z]{2,}-[A-Z]{2,})(?:-[A-Za-z0-9]+)*)(?![\w-])")
+                        r"|[A-Z]{3,}-(?:I{1,3}|IV|V|VI)|[A-Z]{2,}-[A-Z]{2,}|[A-Z]{2,}-[A-Z][a-z]{2,})(?:-[A-Za-z0-9]+)*)(?![\w-])")
 
 
 _LATIN_CUES = (r"not|non|no|except|excluding|exclude|without|other than|rather than|instead of|apart from"

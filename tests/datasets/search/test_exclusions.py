@@ -354,3 +354,21 @@ def test_few_counts_one_language_or_licence_at_a_time_not_their_intersection():
     # a dataset name with its edition ("CHIP 2020", "BioCreative VI") narrows like a language
     assert _few([Constraint(ConstraintKind.NAME, "CHIP 2020", "CHIP 2020", frozenset(range(5)), versioned=True)], {})
     assert not _few([Constraint(ConstraintKind.NAME, "CHIP", "CHIP", frozenset(range(5)))], {})
+
+
+def test_a_name_in_capitals_then_a_capitalised_word_is_a_name_and_parts_may_run_together_inside_a_name():
+    catalog = DatasetCatalog.from_records([
+        card("m/pmc", "R2MEDPMCTreatmentRetrieval", "Treatment retrieval over PMC case reports."),
+        card("m/bio", "R2MEDBiologyRetrieval", "Biology retrieval."),
+        card("zh/dlg", "中文医疗对话", "医患对话语料", languages=["Chinese"]),
+    ])
+    # before: "DISC-Med" was no name-like word, so a request for it was answered by the Chinese dialogue card
+    # (中文: the Chinese card and the two that list no language)
+    assert terms(catalog, "DISC-Med 中文医疗指令微调数据集") == [
+        ("language", "中文", 3, False), ("name", "DISC-Med", 0, False)]
+    assert catalog.search("DISC-Med 中文医疗指令微调数据集").verdict == "unsatisfied"
+    # the capitals of R2MEDPMCTreatmentRetrieval split as r2medpmc + treatment: before, "PMC-Treatment" was inside
+    # no card's name, so ruling it out ruled out nothing
+    assert catalog._inside_names("PMC-Treatment") == {0}
+    assert "m/pmc" not in search(catalog, "R2MED retrieval subsets other than PMC-Treatment")
+    assert catalog._inside_names("Med-Bio") == frozenset()  # fewer than eight letters run together: none
