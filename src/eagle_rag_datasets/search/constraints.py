@@ -439,7 +439,10 @@ def detect(query: str, languages: dict[str, frozenset[int]], unknown: frozenset[
             ruled[code] = (label, places[0][0])
     if len(ruled) > 1 and other_than is not None:  # "other than English, Chinese and Spanish": one language
         words = tuple(word for _, word in ruled.values())  # outside all of them, not outside each
-        found = [c for c in found if not (c.kind is ConstraintKind.LANGUAGE and c.excluded)] + [Constraint(
+        kept = [n for n, c in enumerate(found) if not (c.kind is ConstraintKind.LANGUAGE and c.excluded)]
+        moved = {old: new for new, old in enumerate(kept)}  # the languages asked for keep their constraints
+        asked_at = {i: (word, moved[owner]) for i, (word, owner) in asked_at.items()}
+        found = [found[n] for n in kept] + [Constraint(
             ConstraintKind.LANGUAGE, words[0], "a language other than " + ", ".join(lab for lab, _ in ruled.values()),
             other_than(frozenset(ruled)), excluded=True, alternatives=words)]
     together = bool(TOGETHER.search(folded)) and not EACH_LANGUAGE.search(folded)

@@ -397,3 +397,11 @@ def test_languages_asked_for_each_apart_are_alternatives_even_in_a_request_for_t
 def test_a_modality_in_a_clause_ending_in_are_out_is_ruled_out(cards):
     found = cards.constraints("Regulator text only. Slide decks and other page images are out.")
     assert [(c.kind.value, c.label, c.excluded) for c in found] == [("modality", "something other than images", True)]
+
+
+def test_several_ruled_out_languages_before_a_list_of_asked_ones_do_not_break_the_request(languages):
+    # before: IndexError (the asked languages' places pointed past the constraints left once the ruled-out
+    # ones were merged into one), a traceback for the asker
+    assert labelled(languages, "other than English and Chinese, any of Swedish, Romanian or Spanish") == [
+        ("Swedish or Romanian or Spanish", False, ["l/es", "l/ro", "l/sv"]),
+        ("a language other than English, Chinese", True, ["l/es", "l/fr", "l/ro", "l/sv"])]
