@@ -122,6 +122,11 @@ def default_vocabulary(skip: frozenset[str]) -> TopicVocabulary:
         return _VOCABULARY[0]
 
 
+JOINERS = {"和": "and", "与": "and", "及": "and", "以及": "and", "跟": "and", "或": "or", "或者": "or"}
+"""Chinese words that join the members of a list, kept as English joining words so that a list of topics reads as one
+(:data:`LIST_GAP`: "疟疾和乳腺癌"), and topics glossed side by side do not ("小麦病害": wheat, disease)."""
+
+
 def asked_english(query: str, glossary: Glossary | None) -> str:
     """``query`` in small letters without what it rules out or gives as an example, its Chinese words of two
     characters or more glossed in English (words of one character left out: 注 is not "inject" in 图注)."""
@@ -130,8 +135,8 @@ def asked_english(query: str, glossary: Glossary | None) -> str:
     text = EXAMPLES.sub(" ", text)
     if glossary is not None:
         text = CJK_RUN.sub(lambda m: " " + " ".join(
-            glossary.words[w] for w in glossary.segment(m.group())
-            if len(w) > 1 and w not in FUNCTION_WORDS and w in glossary.words) + " ", text)
+            JOINERS.get(w) or glossary.words[w] for w in glossary.segment(m.group())
+            if w in JOINERS or (len(w) > 1 and w not in FUNCTION_WORDS and w in glossary.words)) + " ", text)
     return " ".join(text.lower().split())
 
 
@@ -157,11 +162,10 @@ def topic_constraints(query: str, vocabulary: TopicVocabulary, glossary: Glossar
     return list(out.values())
 
 
-LIST_GAP = re.compile(r"^\s*(?:(?:[,、/]\s*)+(?:(?:and|or)\s+)?|(?:and|or|and/or|as well as)\s+)(?:[a-z-]+\s+){0,2}$"
-                      r"|^\s*$")
+LIST_GAP = re.compile(r"^\s*(?:(?:[,、/]\s*)+(?:(?:and|or)\s+)?|(?:and|or|and/or|as well as)\s+)(?:[a-z-]+\s+){0,2}$")
 """What may stand between two topics of one list ("melanoma, liver cancer and hereditary colorectal cancer"): a comma
-or a joining word, then at most two words (the next member's own qualifiers); or nothing (Chinese "肝癌和胃癌",
-whose joining word of one character the gloss leaves out)."""
+or a joining word (Chinese ones glossed as English ones, :data:`JOINERS`), then at most two words (the next member's
+own qualifiers)."""
 
 
 def _mentioned(term: str, vocabulary: TopicVocabulary, mentions: Callable[[str], bool]) -> bool:

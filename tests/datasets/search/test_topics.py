@@ -129,7 +129,10 @@ def test_topics_named_in_one_list_are_alternatives(clinics):
     member no card mentions emptied the answer and said the catalog had no card on liver cancer."""
     assert topics(clinics, "pathology reports on sepsis, breast cancer or malaria") == []  # a card says breast cancer
     assert topics(clinics, "pathology reports on sepsis and hereditary breast cancer") == []  # the member's qualifier
-    assert topics(clinics, "中文疟疾和乳腺癌病历") == []  # 疟疾和乳腺癌: malaria breast cancer, glossed side by side
+    assert topics(clinics, "中文疟疾和乳腺癌病历") == []  # 疟疾和乳腺癌: malaria and breast cancer
+    # glossed side by side with no joining word, two topics are no list (小麦病害, a near-miss request of v12's test
+    # half for wheat literature, was answered because "wheat disease" read as one: some card mentions disease)
+    assert topics(clinics, "中文乳腺癌疟疾病历") == [("malaria", 0)]
     # no member mentioned: each one is a constraint no card satisfies
     assert topics(clinics, "ICU notes on sepsis or malaria") == [("sepsis", 0), ("malaria", 0)]
     # not one list: the words between them are no joining word
