@@ -439,6 +439,9 @@ class DatasetCatalog:
                              or self._homepage_words.get(key, frozenset())):
             return hosted, frozenset()  # "OpenKG": the cards at openkg.cn carry it, though none is named so
         own = frozenset(h.ordinal for h in result.hits if h.tier in (Tier.EXACT, Tier.ALIAS))
+        if len(carrying) == 1 and not own and len(key) >= 4 and any(
+                key in "".join(parts) for i, parts in self._name_parts if i in carrying):
+            own = carrying  # "IIYi": one card carries it, and it runs inside that card's name (R2MEDIIYiClinical...)
         if carrying and not own and self._text_cards(key) <= FAMILY_TEXT_MAX and (family := self._family(key)):
             return carrying | family, family  # "ViDoRe": a few cards mention it, a family of cards is named so
         return carrying, own

@@ -521,10 +521,17 @@ def _alternatives(found: list[Constraint], spoken: str, asked_at: dict[int, tupl
             n = parent[n]
         return n
 
+    pairs = []
     for (start, (word, owner)), (after, (second, other)) in zip(places, places[1:], strict=False):
         gap = spoken[start + len(word):after]
-        joined = LIST_JOINER.fullmatch(gap) or (len(gap.split()) <= ALSO_WORDS and ALSO.search(gap))
-        each = DISJUNCTION.search(gap) or EACH.match(spoken[after + len(second):])
+        joined = bool(LIST_JOINER.fullmatch(gap) or (len(gap.split()) <= ALSO_WORDS and ALSO.search(gap)))
+        each = bool(DISJUNCTION.search(gap) or EACH.match(spoken[after + len(second):]))
+        pairs.append((owner, other, joined, each))
+    for n in range(len(pairs) - 2, -1, -1):  # "Danish, Swedish or Norwegian": the last "or" joins the whole list
+        owner, other, joined, each = pairs[n]
+        if joined and pairs[n + 1][2] and pairs[n + 1][3]:
+            pairs[n] = (owner, other, joined, True)
+    for owner, other, joined, each in pairs:
         if root(owner) != root(other) and joined and (not together or each):
             parent[root(other)] = root(owner)
     groups: dict[int, list[int]] = {}

@@ -47,13 +47,16 @@ def rrf(ranks: list[int | None], weights: tuple[float, ...] = (LEXICAL_WEIGHT, S
 
 def fuse(lexical: list[RankedHit], semantic: list[tuple[int, float]], card_ids: list[str],
          ranks: dict[int, int] | None = None, named: frozenset[int] = frozenset(),
-         weights: tuple[float, float] = (LEXICAL_WEIGHT, SEMANTIC_WEIGHT)) -> list[RankedHit]:
+         weights: tuple[float, float] = (LEXICAL_WEIGHT, SEMANTIC_WEIGHT),
+         naming: dict[int, int] | None = None) -> list[RankedHit]:
     """``lexical`` (ordered best first) and ``semantic`` (``(ordinal, similarity)`` above the floor, best
     first) as one list (see the module docstring). ``ranks``: the semantic rank of lexical hits below
     the floor and of the semantic matches (their rank among every card, :meth:`SemanticScores.ranks`, which
     follows the fused order of both spaces when there is an English space); without it a lexical hit below
     the floor has none and a semantic match ranks by its similarity among the matches.
-    ``named``: the cards whose name, alias or id the query mentions among other words; they join group 1.
+    ``named``: the cards whose name, alias or id the query mentions among other words; they join group 1, the
+    cards more of the query's names name first (``naming``: card -> how many; "R2MED IIYi-Clinical": the one card
+    both name before the seven other R2MED cards).
     Sets ``similarity`` (above the floor only) and ``fused`` on the hits."""
     similarity = dict(semantic)
     for hit in lexical:
@@ -61,6 +64,8 @@ def fuse(lexical: list[RankedHit], semantic: list[tuple[int, float]], card_ids: 
     taken = {h.ordinal for h in lexical}
     only = [RankedHit(i, card_ids[i], Tier.SEMANTIC, 0.0, 0.0, similarity=s) for i, s in semantic if i not in taken]
     first = [h for h in lexical + only if h.tier in FIRST_TIERS or h.ordinal in named]
+    if naming:
+        first.sort(key=lambda h: -naming.get(h.ordinal, 0))  # stable: the lexical order within
     leading = {h.ordinal for h in first}
     lexical = [h for h in lexical if h.ordinal not in leading]
     only = [h for h in only if h.ordinal not in leading]

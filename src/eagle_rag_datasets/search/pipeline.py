@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -150,8 +151,9 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
         if ranked or matches:
             matches = semantic.ranked(judged.scope, support=True)
         ranks = semantic.ranks(partial + [ordinal for ordinal, _ in matches], judged.scope)
+        naming = Counter(ordinal for c in constraints if not c.excluded for ordinal in c.named)
         ranked = fuse(ranked, matches, catalog.card_ids, ranks,
-                      named, fusion_weights(request.text))
+                      named, fusion_weights(request.text), naming)
     top = [to_hit(rank, h, catalog.cards[h.ordinal],
                   explain_hit(h, base, engine.value, request.prior) if request.explain else None)
            for rank, h in enumerate(ranked[:request.top_k], start=1)]

@@ -405,3 +405,10 @@ def test_several_ruled_out_languages_before_a_list_of_asked_ones_do_not_break_th
     assert labelled(languages, "other than English and Chinese, any of Swedish, Romanian or Spanish") == [
         ("Swedish or Romanian or Spanish", False, ["l/es", "l/ro", "l/sv"]),
         ("a language other than English, Chinese", True, ["l/es", "l/fr", "l/ro", "l/sv"])]
+
+
+def test_the_last_or_of_a_comma_list_joins_the_whole_list_even_in_a_request_for_translations(languages):
+    # before: "Spanish" stood apart from "Swedish or Romanian" (translated data asks for languages at once), so no
+    # card held them together: a false "no such card" (v12's "Danish, Swedish or Norwegian")
+    text = "clinical notes written in Spanish, Swedish or Romanian; translated copies don't count"
+    assert labelled(languages, text) == [("Spanish or Swedish or Romanian", False, ["l/es", "l/ro", "l/sv"])]

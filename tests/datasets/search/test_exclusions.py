@@ -372,3 +372,12 @@ def test_a_name_in_capitals_then_a_capitalised_word_is_a_name_and_parts_may_run_
     assert catalog._inside_names("PMC-Treatment") == {0}
     assert "m/pmc" not in search(catalog, "R2MED retrieval subsets other than PMC-Treatment")
     assert catalog._inside_names("Med-Bio") == frozenset()  # fewer than eight letters run together: none
+
+
+@pytest.mark.integration
+def test_a_card_more_of_the_requests_names_name_ranks_first(catalog):
+    # "IIYi": one card carries it and it runs inside that card's name (R2MEDIIYiClinicalRetrieval), so it names
+    # that card, which "R2MED" names too; before: the eight R2MED cards in their lexical order, that one sixth
+    named = {c.term: len(c.named) for c in catalog.constraints("R2MED IIYi-Clinical")}
+    assert named == {"R2MED": 8, "IIYi": 1}
+    assert ids(catalog.search("R2MED IIYi-Clinical"))[0] == "mteb/R2MEDIIYiClinicalRetrieval"
