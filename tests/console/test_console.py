@@ -165,6 +165,12 @@ def test_documents_list_open_and_delete(page: Any, server: Server) -> None:
     page.fill("#docs-type", "md")
     page.click("#docs-filter button[type=submit]")
     row = page.locator("#docs-rows tr[data-document-id^='label_imatinib-']")
+    # the knowledge base's unfiltered list (its jsonl documents too) may be drawn first, and it holds the imatinib
+    # label as well: wait for the filtered list to replace it (a loaded machine drew the earlier one at the check)
+    page.wait_for_function("""() => {
+        const cells = [...document.querySelectorAll('#docs-rows tr td:nth-child(4)')];
+        return cells.length > 0 && cells.every(cell => cell.textContent.trim() === 'md');
+    }""")
     row.wait_for()
     assert set(page.locator("#docs-rows tr td:nth-child(4)").all_text_contents()) == {"md"}
     row.locator("button.open").click()
