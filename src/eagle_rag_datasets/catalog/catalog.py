@@ -392,8 +392,9 @@ class DatasetCatalog:
     def _containing(self, text: str) -> frozenset[int]:
         """The cards whose flat text, or their homepage's address folded the same way ("biocreative-vii/track-5":
         " biocreative vii track 5 "), holds ``text`` (lower case) anywhere."""
-        return frozenset(i for i, flat in enumerate(self.flat_texts) if text.lower() in flat
-                         or text.lower() in self.flat_homepages[i])
+        needle = text.lower()
+        return frozenset(i for i, flat in enumerate(self.flat_texts) if needle in flat
+                         or needle in self.flat_homepages[i])
 
     def _other_than(self, codes: frozenset[str]) -> frozenset[int]:
         """The cards in some language outside ``codes``, or listing none (excluded languages)."""

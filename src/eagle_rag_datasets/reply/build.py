@@ -121,7 +121,7 @@ def _message(request: DatasetQuery, verdict: Verdict, total: int, shown: int, co
         if counts.get("partial"):
             text += " Partial matches hold only some of the query terms."
         if judged.whole_scope and judged.scope is not None:
-            text += (f" The language or licence asked for leaves only "
+            text += (f" The language, licence or edition asked for leaves only "
                      f"{_plural(len(judged.scope), 'card')}, listed here, the nearest in meaning first.")
         elif counts.get("semantic") and judged.semantic is not None:
             near = f"similarity at least {judged.semantic.floor:.2f}"

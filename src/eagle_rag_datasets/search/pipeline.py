@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from eagle_rag_datasets.catalog.catalog import DatasetCatalog
 
 NARROWING = (ConstraintKind.LANGUAGE, ConstraintKind.LICENSE)
+NARROWING_FILTERS = ("languages", "licenses")
+"""The filters of the :data:`NARROWING` kinds."""
 """The constraint kinds (and their filters) whose few cards are each likely what is asked for (:data:`NARROW`)."""
 NARROW = 40
 """When the languages a query names (or its language filter) leave at most this many cards with its other
@@ -102,7 +104,7 @@ def _few(constraints: list[Constraint], sets: dict[str, frozenset[int]]) -> bool
     """Whether one language, licence or edition of a dataset the query asks for, or one language or licence
     filter, is carried by at most :data:`FEW` cards on its own (:data:`FEW`)."""
     sizes = [len(c.cards) for c in constraints if (c.kind in NARROWING or c.versioned) and not c.excluded]
-    sizes += [len(cards) for name, cards in sets.items() if name in ("languages", "licenses")]
+    sizes += [len(cards) for name, cards in sets.items() if name in NARROWING_FILTERS]
     return any(size <= FEW for size in sizes)
 
 
@@ -138,7 +140,7 @@ def run_search(catalog: DatasetCatalog, request: DatasetQuery) -> DatasetSearchR
     off = (engine is not Engine.SUBSTRING and request.semantic and not request.strict and semantic is None
            and catalog.semantic_error is not None)
     judged = Judgement(constraints, semantic, allowed, satisfying, off)
-    narrowed = bool({"languages", "licenses"} & set(request.active_filters())) or any(
+    narrowed = bool(set(NARROWING_FILTERS) & set(request.active_filters())) or any(
         (c.kind in NARROWING or c.versioned) and not c.excluded for c in constraints)
     if semantic is not None and narrowed and judged.scope is not None and len(judged.scope) <= NARROW:
         whole = _few(constraints, sets)
